@@ -1,0 +1,100 @@
+"""skillcheck: card mini-games as skill checks for tabletop role-playing games.
+
+A flat, importable core::
+
+    from skillcheck import ThreeTowers
+    game = ThreeTowers.quota_check("moons", skill=4, quota=3)
+    state = game.new_state(seed=42)
+    state.push_code("d1")
+    state.observation()
+"""
+
+from skillcheck.cards import DECKTET, NUMERALS, Card, Rank, Suit, card, parse_cards
+from skillcheck.engine import (
+    GAMES,
+    EndReason,
+    Game,
+    LegalMoves,
+    Move,
+    Outcome,
+    ParameterSpec,
+    State,
+    Status,
+    game_class,
+    make_game,
+    register_game,
+)
+from skillcheck.errors import (
+    GameOverError,
+    IllegalMoveError,
+    ParameterError,
+    ParseError,
+    RecordError,
+    RuleError,
+    SkillcheckError,
+    UndoError,
+    UnknownCardError,
+    UnknownGameError,
+    UnknownSuitError,
+)
+from skillcheck.rng import MAX_SEED, Pcg32, draw_seed
+from skillcheck.three_towers import (
+    DECK,
+    Ivory,
+    Quota,
+    Standard,
+    ThreeTowers,
+    ThreeTowersObservation,
+    ThreeTowersState,
+    TowerMove,
+    level_deck,
+    quota_deck,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DECK",
+    "DECKTET",
+    "GAMES",
+    "MAX_SEED",
+    "NUMERALS",
+    "Card",
+    "EndReason",
+    "Game",
+    "GameOverError",
+    "IllegalMoveError",
+    "Ivory",
+    "LegalMoves",
+    "Move",
+    "Outcome",
+    "ParameterError",
+    "ParameterSpec",
+    "ParseError",
+    "Pcg32",
+    "Quota",
+    "Rank",
+    "RecordError",
+    "RuleError",
+    "SkillcheckError",
+    "Standard",
+    "State",
+    "Status",
+    "Suit",
+    "ThreeTowers",
+    "ThreeTowersObservation",
+    "ThreeTowersState",
+    "TowerMove",
+    "UndoError",
+    "UnknownCardError",
+    "UnknownGameError",
+    "UnknownSuitError",
+    "card",
+    "draw_seed",
+    "game_class",
+    "level_deck",
+    "make_game",
+    "parse_cards",
+    "quota_deck",
+    "register_game",
+]

@@ -1,0 +1,368 @@
+"""The interface every check game implements, and the registry of games.
+
+As in OpenSpiel, a :class:`Game` holds the rules and parameters (a frozen attrs value) and a
+:class:`State` is one position of one play. Chance is explicit: the shuffle is ``Game.deal(seed)``,
+a pure function of the game's parameters and the seed, and the state starts from that deal. What
+the player may see is :meth:`State.observation`, never the state itself.
+
+Subclasses implement the rules through a handful of hooks (``_move_error``, ``_apply``,
+``_generate_moves``, ``_goal_outcome``, ``_loss_outcome``, ``_snapshot``/``_restore``); the base
+class owns the move stack, undo snapshots, concession, the move limit and terminal detection, so
+no game repeats that logic.
+"""
+
+from __future__ import annotations
+
+import enum
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+import attrs
+from attrs import frozen
+
+from skillcheck.errors import (
+    GameOverError,
+    IllegalMoveError,
+    ParameterError,
+    UndoError,
+    UnknownGameError,
+)
+from skillcheck.rng import draw_seed, validate_seed
+
+if TYPE_CHECKING:
+    from skillcheck.records import GameRecord
+
+__all__ = [
+    "GAMES",
+    "EndReason",
+    "Game",
+    "LegalMoves",
+    "Move",
+    "Outcome",
+    "ParameterSpec",
+    "State",
+    "Status",
+    "game_class",
+    "make_game",
+    "register_game",
+]
+
+
+class Status(enum.Enum):
+    IN_PROGRESS = "in_progress"
+    WON = "won"
+    LOST = "lost"
+
+
+class EndReason(enum.Enum):
+    GOAL = "goal"
+    NO_LEGAL_MOVES = "no_legal_moves"
+    MOVE_LIMIT = "move_limit"
+    CONCEDED = "conceded"
+
+
+@frozen
+class Outcome:
+    """How a check ended.
+
+    ``degree`` is the degree of success; each game documents its meaning (docs/rules.md).
+    """
+
+    status: Status
+    reason: EndReason
+    degree: int
+    summary: str
+
+    @property
+    def success(self) -> bool:
+        return self.status is Status.WON
+
+
+class Move(ABC):
+    """A move of some game; each game's move type has a compact text ``code``."""
+
+    @property
+    @abstractmethod
+    def code(self) -> str: ...
+
+
+MoveT = TypeVar("MoveT", bound=Move)
+GameT = TypeVar("GameT", bound="Game[Any]")
+
+
+@frozen
+class ParameterSpec:
+    """One game parameter as an API or a form presents it."""
+
+    name: str
+    kind: str  # "int", "bool", "suit", "cards", "variant"
+    default: Any
+    help: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] | None = None
+    optional: bool = False
+
+
+class Game(ABC, Generic[MoveT]):
+    """Rules and parameters of one check game. Subclasses are frozen attrs classes."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    #: Every game has these two parameters (attrs fields on the subclass).
+    undo: bool
+    move_limit: int | None
+
+    @abstractmethod
+    def deal(self, seed: int) -> tuple[Any, ...]:
+        """The chance event: the shuffled cards for ``seed``. Pure and stable forever."""
+
+    @abstractmethod
+    def state_from_deal(self, deal: Sequence[Any], seed: int | None = None) -> State[MoveT]:
+        """The initial state for an explicit deal (``seed`` is recorded if it came from one)."""
+
+    @abstractmethod
+    def parse_move(self, code: str) -> MoveT:
+        """A move from its code; raises :class:`~skillcheck.errors.ParseError` if malformed."""
+
+    @abstractmethod
+    def state_from_code(self, code: str) -> State[MoveT]:
+        """A state from a full position code (as :meth:`State.code` writes it)."""
+
+    @classmethod
+    @abstractmethod
+    def parameters(cls) -> tuple[ParameterSpec, ...]:
+        """The parameters, their defaults and allowed values."""
+
+    def new_state(self, seed: int | None = None) -> State[MoveT]:
+        """A new play; a seed is drawn from OS entropy when none is given, and always recorded."""
+        seed = draw_seed() if seed is None else validate_seed(seed)
+        return self.state_from_deal(self.deal(seed), seed=seed)
+
+    def evolve(self: GameT, **changes: Any) -> GameT:
+        return attrs.evolve(self, **changes)  # type: ignore[misc]
+
+
+class LegalMoves(Generic[MoveT]):
+    """A lazy view of the legal moves: supports ``in``, iteration, ``len`` and truth."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self, state: State[MoveT]) -> None:
+        self._state = state
+
+    def __iter__(self) -> Iterator[MoveT]:
+        if self._state.outcome is not None:
+            return iter(())
+        return self._state._generate_moves()
+
+    def __contains__(self, move: object) -> bool:
+        return isinstance(move, Move) and self._state.is_legal(move)  # type: ignore[arg-type]
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __bool__(self) -> bool:
+        return any(True for _ in self)
+
+    def count(self) -> int:
+        return len(self)
+
+    def __repr__(self) -> str:
+        return f"<LegalMoves ({', '.join(m.code for m in self)})>"
+
+
+class State(ABC, Generic[MoveT]):
+    """One position of one play, with its move stack and undo snapshots."""
+
+    def __init__(self, game: Game[MoveT], seed: int | None, deal: tuple[Any, ...] | None) -> None:
+        self.game = game
+        self.seed = seed
+        self.deal = deal
+        self._moves: list[MoveT] = []
+        self._snapshots: list[Any] = []
+        self._outcome: Outcome | None = None
+
+    # ---- hooks each game implements ---------------------------------------------------------
+    @abstractmethod
+    def _move_error(self, move: MoveT) -> str | None:
+        """Why ``move`` is illegal here, or None if it is legal (the game is in progress)."""
+
+    @abstractmethod
+    def _apply(self, move: MoveT) -> None: ...
+
+    @abstractmethod
+    def _generate_moves(self) -> Iterator[MoveT]: ...
+
+    @abstractmethod
+    def _goal_outcome(self) -> Outcome | None:
+        """The winning outcome if the goal has been reached, else None."""
+
+    @abstractmethod
+    def _loss_outcome(self, reason: EndReason) -> Outcome: ...
+
+    @abstractmethod
+    def _snapshot(self) -> Any: ...
+
+    @abstractmethod
+    def _restore(self, snapshot: Any) -> None: ...
+
+    @abstractmethod
+    def observation(self) -> Any:
+        """What the player may see: never the order of hidden cards."""
+
+    @abstractmethod
+    def code(self) -> str:
+        """The full position code (includes hidden cards: for the server and solvers only)."""
+
+    @abstractmethod
+    def _copy_position(self) -> State[MoveT]:
+        """A new state object with this position (moves and snapshots are copied by the base)."""
+
+    # ---- the shared machinery ---------------------------------------------------------------
+    @property
+    def legal_moves(self) -> LegalMoves[MoveT]:
+        return LegalMoves(self)
+
+    @property
+    def moves(self) -> tuple[MoveT, ...]:
+        """The moves made so far, oldest first."""
+        return tuple(self._moves)
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self._outcome
+
+    @property
+    def status(self) -> Status:
+        return Status.IN_PROGRESS if self._outcome is None else self._outcome.status
+
+    def is_terminal(self) -> bool:
+        return self._outcome is not None
+
+    def is_legal(self, move: MoveT) -> bool:
+        return self._outcome is None and self._move_error(move) is None
+
+    def _require_in_progress(self, action: str) -> None:
+        if self._outcome is not None:
+            raise GameOverError(f"cannot {action}: the check is over ({self._outcome.summary})")
+
+    def push(self, move: MoveT) -> None:
+        """Make a move; an illegal move raises :class:`IllegalMoveError` and changes nothing."""
+        self._require_in_progress("move")
+        error = self._move_error(move)
+        if error is not None:
+            raise IllegalMoveError(move, error)
+        self._snapshots.append(self._snapshot())
+        self._apply(move)
+        self._moves.append(move)
+        self._outcome = self._evaluate()
+
+    def push_code(self, code: str) -> MoveT:
+        """Parse a move code and make the move; returns the move."""
+        move = self.game.parse_move(code)
+        self.push(move)
+        return move
+
+    def undo(self) -> MoveT:
+        """Take back the last move, restoring the position exactly."""
+        if not self.game.undo:
+            raise UndoError("undo is switched off for this check")
+        self._require_in_progress("undo")
+        if not self._moves:
+            raise UndoError("nothing to undo: no move has been made yet")
+        self._restore(self._snapshots.pop())
+        return self._moves.pop()
+
+    def concede(self) -> Outcome:
+        """Give up: the check ends as lost."""
+        self._require_in_progress("concede")
+        self._outcome = self._loss_outcome(EndReason.CONCEDED)
+        return self._outcome
+
+    def _evaluate(self) -> Outcome | None:
+        goal = self._goal_outcome()
+        if goal is not None:
+            return goal
+        limit = self.game.move_limit
+        if limit is not None and len(self._moves) >= limit:
+            return self._loss_outcome(EndReason.MOVE_LIMIT)
+        if not any(True for _ in self._generate_moves()):
+            return self._loss_outcome(EndReason.NO_LEGAL_MOVES)
+        return None
+
+    def copy(self) -> State[MoveT]:
+        """An independent copy, with the same move stack and undo history."""
+        other = self._copy_position()
+        other.seed, other.deal = self.seed, self.deal
+        other._moves = list(self._moves)
+        other._snapshots = list(self._snapshots)
+        other._outcome = self._outcome
+        return other
+
+    def record(self, *, reveal: bool | None = None) -> GameRecord:
+        """The game record. Hidden information (seed, deal) is included only once the check has
+        ended, unless ``reveal=True`` is given explicitly (server-side storage)."""
+        from skillcheck.records import GameRecord
+
+        return GameRecord.from_state(self, reveal=self.is_terminal() if reveal is None else reveal)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.code()!r}>"
+
+
+# ---- the registry -----------------------------------------------------------------------------
+
+GAMES: dict[str, type[Game[Any]]] = {}
+G = TypeVar("G", bound=type[Game[Any]])
+
+
+def register_game(cls: G) -> G:
+    """Class decorator: make a game available by its ``name``."""
+    GAMES[cls.name] = cls
+    return cls
+
+
+def game_class(name: str) -> type[Game[Any]]:
+    try:
+        return GAMES[name]
+    except KeyError:
+        raise UnknownGameError(
+            f"unknown game {name!r}: the games are {', '.join(sorted(GAMES))}"
+        ) from None
+
+
+def make_game(name: str, **params: Any) -> Game[Any]:
+    """A game by registry name and parameters: ``make_game("three-towers", level=6)``."""
+    cls = game_class(name)
+    try:
+        return cls(**params)
+    except TypeError as exc:
+        allowed = ", ".join(p.name for p in cls.parameters())
+        raise ParameterError("params", f"{exc}; the parameters of {name} are {allowed}") from None
+
+
+Validator = Callable[[Any, Any, Any], None]
+
+
+def int_in_range(name: str, low: int, high: int, *, optional: bool = False) -> Validator:
+    """An attrs validator that raises :class:`ParameterError` naming the allowed range."""
+
+    def check(_instance: Any, _attribute: Any, value: Any) -> None:
+        if optional and value is None:
+            return
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ParameterError(
+                name, f"{name} {value!r} is not allowed: {name} must be from {low} to {high}"
+            )
+
+    return check
+
+
+def is_bool(name: str) -> Validator:
+    def check(_instance: Any, _attribute: Any, value: Any) -> None:
+        if not isinstance(value, bool):
+            raise ParameterError(name, f"{name} {value!r} is not allowed: {name} is true or false")
+
+    return check

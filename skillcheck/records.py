@@ -1,0 +1,151 @@
+"""Game records: the deal (as a seed and/or the deck order), the moves, and the outcome.
+
+A record is replayed through the rules engine, so a record that claims an outcome the moves do
+not produce is caught (``skillcheck verify RECORD``). Before a check ends, a record hides its
+seed and deal: everything that may reach a player is built from what the player may see.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from attrs import field, frozen
+
+from skillcheck.engine import EndReason, Outcome, State
+from skillcheck.errors import ParseError, RecordError, SkillcheckError
+
+if TYPE_CHECKING:
+    from skillcheck.engine import Game
+
+__all__ = ["RECORD_FORMAT", "GameRecord", "verify"]
+
+RECORD_FORMAT = "skillcheck-record/1"
+
+
+@frozen
+class GameRecord:
+    game: str
+    params: dict[str, Any]
+    moves: tuple[str, ...] = field(converter=tuple)
+    outcome: Outcome | None = None
+    seed: int | None = None
+    #: The deck order as card codes (top first); present once revealed.
+    deal: tuple[str, ...] | None = None
+    #: A full position code the play started from, when it did not start from a deal.
+    start: str | None = None
+    format: str = RECORD_FORMAT
+
+    @property
+    def revealed(self) -> bool:
+        return self.seed is not None or self.deal is not None or self.start is not None
+
+    @classmethod
+    def from_state(cls, state: State[Any], *, reveal: bool) -> GameRecord:
+        from skillcheck.serialization import game_params
+
+        start = None
+        if state.deal is None:
+            first = state.copy()
+            first._restore(first._snapshots[0]) if first._snapshots else None
+            start = first.code()
+        return cls(
+            game=state.game.name,
+            params=game_params(state.game),
+            moves=tuple(m.code for m in state.moves),
+            outcome=state.outcome,
+            seed=state.seed if reveal else None,
+            deal=tuple(c.code for c in state.deal) if reveal and state.deal is not None else None,
+            start=start if reveal else None,
+        )
+
+    # -- JSON
+    def to_dict(self) -> dict[str, Any]:
+        from skillcheck.serialization import converter
+
+        data: dict[str, Any] = converter.unstructure(self)
+        return {"format": data.pop("format"), **data}
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> GameRecord:
+        from skillcheck.serialization import converter
+
+        if not isinstance(data, dict):
+            raise ParseError("a game record is a JSON object")
+        if data.get("format") != RECORD_FORMAT:
+            raise ParseError(
+                f"unknown record format {data.get('format')!r}: "
+                f"this library reads {RECORD_FORMAT!r}"
+            )
+        try:
+            return converter.structure(data, cls)
+        except Exception as exc:  # cattrs reports structure errors as exception groups
+            raise ParseError(f"cannot read the game record: {exc}") from None
+
+    @classmethod
+    def from_json(cls, text: str) -> GameRecord:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"the game record is not valid JSON: {exc}") from None
+        return cls.from_dict(data)
+
+    @classmethod
+    def load(cls, path: str | Path) -> GameRecord:
+        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+
+    # -- replay
+    def build_game(self) -> Game[Any]:
+        from skillcheck.serialization import game_from_params
+
+        return game_from_params(self.game, self.params)
+
+    def initial_state(self) -> State[Any]:
+        game = self.build_game()
+        if self.seed is not None:
+            state = game.new_state(self.seed)
+            if self.deal is not None and tuple(self.deal) != tuple(
+                c.code for c in state.deal or ()
+            ):
+                raise RecordError(
+                    f"the recorded deal is not the deal of seed {self.seed} for these parameters"
+                )
+            return state
+        if self.deal is not None:
+            return game.state_from_deal(self.deal)
+        if self.start is not None:
+            return game.state_from_code(self.start)
+        raise RecordError(
+            "this record hides its deal (the check had not ended when it was written): it cannot "
+            "be replayed"
+        )
+
+    def replay(self) -> State[Any]:
+        """Replay the moves; raises :class:`RecordError` if a move is illegal."""
+        state = self.initial_state()
+        for number, code in enumerate(self.moves, 1):
+            try:
+                state.push_code(code)
+            except SkillcheckError as exc:
+                raise RecordError(f"move {number} ({code}) cannot be replayed: {exc}") from None
+        if self.outcome is not None and self.outcome.reason is EndReason.CONCEDED:
+            if state.is_terminal():
+                raise RecordError(
+                    "the record says the player conceded, but the check had already ended"
+                )
+            state.concede()
+        return state
+
+
+def verify(record: GameRecord) -> State[Any]:
+    """Replay ``record`` and check that it ends as it claims; returns the final state."""
+    state = record.replay()
+    if state.outcome != record.outcome:
+        claimed = record.outcome.summary if record.outcome else "still in progress"
+        actual = state.outcome.summary if state.outcome else "still in progress"
+        raise RecordError(f"the record claims {claimed!r} but replaying it gives {actual!r}")
+    return state

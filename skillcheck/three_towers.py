@@ -1,0 +1,637 @@
+"""Three Towers (seed 000, by Maginobi): a Decktet solitaire, and the Quota skill check.
+
+Rules as implemented, with each interpretation, are in docs/rules.md. In short: the deck holds the
+numerals 2..level; each move puts the deck's top card, or a tower's top card, onto one of the
+tower spaces: onto an empty space, or onto a card of strictly higher rank sharing a suit with it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar
+
+from attrs import field, frozen
+
+from skillcheck.cards import NUMERALS, Card, Suit, split_codes
+from skillcheck.engine import (
+    EndReason,
+    Game,
+    Move,
+    Outcome,
+    ParameterSpec,
+    State,
+    Status,
+    int_in_range,
+    is_bool,
+    register_game,
+)
+from skillcheck.errors import ParameterError, ParseError
+from skillcheck.rng import Pcg32
+
+__all__ = [
+    "DECK",
+    "Ivory",
+    "Quota",
+    "Standard",
+    "ThreeTowers",
+    "ThreeTowersObservation",
+    "ThreeTowersState",
+    "TowerMove",
+    "level_deck",
+    "quota_deck",
+]
+
+#: ``TowerMove.source`` for the deck; towers are numbered from 1.
+DECK = 0
+MIN_LEVEL, MAX_LEVEL = 2, 9
+MIN_SPACES, MAX_SPACES = 3, 8
+
+
+def _suit(value: Suit | str) -> Suit:
+    return Suit.parse(value)
+
+
+# ---- variants (a tagged union: "kind" names the variant in JSON) -------------------------------
+
+
+@frozen
+class Standard:
+    """Win with three full towers."""
+
+    kind: ClassVar[str] = "standard"
+
+
+@frozen
+class Ivory:
+    """Win with three full towers, one of them made only of cards bearing ``suit``."""
+
+    kind: ClassVar[str] = "ivory"
+    suit: Suit = field(converter=_suit)
+
+
+def _optional_cards(value: Any) -> tuple[Card, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [p for p in value.split(",") if p.strip()]
+    return tuple(Card.parse(v) for v in value)
+
+
+@frozen
+class Quota:
+    """The skill check: the deck holds exactly ``skill`` numerals bearing ``suit``; the check is
+    won as soon as a tower made only of cards bearing ``suit`` holds ``quota`` cards.
+
+    ``suited_cards`` lets the GM choose which suited numerals are in the deck; by default the
+    seeded RNG chooses them.
+    """
+
+    kind: ClassVar[str] = "quota"
+    suit: Suit = field(converter=_suit)
+    skill: int = field(validator=int_in_range("skill", 1, MAX_LEVEL - 1))
+    quota: int = field(validator=int_in_range("quota", 1, MAX_LEVEL - 1))
+    suited_cards: tuple[Card, ...] | None = field(default=None, converter=_optional_cards)
+
+    def __attrs_post_init__(self) -> None:
+        if self.quota > self.skill:
+            raise ParameterError(
+                "quota",
+                f"quota {self.quota} is larger than skill {self.skill}: the deck holds only "
+                f"{self.skill} cards of {self.suit.title}, so quota must be from 1 to {self.skill}",
+            )
+
+
+Variant = Standard | Ivory | Quota
+VARIANTS: dict[str, type[Standard] | type[Ivory] | type[Quota]] = {
+    v.kind: v for v in (Standard, Ivory, Quota)
+}
+
+
+# ---- decks ---------------------------------------------------------------------------------------
+
+
+def level_deck(level: int) -> tuple[Card, ...]:
+    """The numerals 2..level in canonical order (the Difficulty variant's deck)."""
+    return tuple(c for c in NUMERALS if c.rank is not None and c.rank <= level)
+
+
+def quota_deck(level: int, suit: Suit, suited: Sequence[Card]) -> tuple[Card, ...]:
+    """The numerals 2..level not bearing ``suit``, plus the ``suited`` ones, in canonical order."""
+    chosen = set(suited)
+    return tuple(c for c in level_deck(level) if not c.bears(suit) or c in chosen)
+
+
+# ---- moves ---------------------------------------------------------------------------------------
+
+_MOVE_CODE = re.compile(r"^\s*(d|[1-9])\s*[-> ]?\s*([1-9])\s*$", re.IGNORECASE)
+
+
+@frozen(order=True)
+class TowerMove(Move):
+    """Move a card from ``source`` (:data:`DECK` or a tower 1..spaces) onto tower ``target``.
+
+    Codes: ``d3`` puts the deck's top card on tower 3; ``14`` moves tower 1's top card to tower 4.
+    """
+
+    source: int
+    target: int
+
+    @classmethod
+    def from_deck(cls, target: int) -> TowerMove:
+        return cls(DECK, target)
+
+    @property
+    def code(self) -> str:
+        return ("d" if self.source == DECK else str(self.source)) + str(self.target)
+
+    @classmethod
+    def parse(cls, code: str) -> TowerMove:
+        match = _MOVE_CODE.match(str(code))
+        if match is None:
+            raise ParseError(
+                f"cannot read move {code!r}: a move is d<N> (the deck's top card to tower N) or "
+                "<A><B> (the top card of tower A to tower B), e.g. d3 or 14"
+            )
+        src, dst = match.groups()
+        return cls(DECK if src.lower() == "d" else int(src), int(dst))
+
+    def __str__(self) -> str:
+        return self.code
+
+
+# ---- the game ------------------------------------------------------------------------------------
+
+
+def _variant(value: Any) -> Variant:
+    if isinstance(value, Standard | Ivory | Quota):
+        return value
+    if value is None or value == "standard":
+        return Standard()
+    raise ParameterError(
+        "variant",
+        f"variant {value!r} is not allowed: use Standard(), Ivory(suit) or "
+        "Quota(suit, skill, quota)",
+    )
+
+
+@register_game
+@frozen
+class ThreeTowers(Game[TowerMove]):
+    """Three Towers with its Difficulty (``level``), Ivory and Quota variants."""
+
+    name: ClassVar[str] = "three-towers"
+    title: ClassVar[str] = "Three Towers"
+
+    level: int = field(default=MAX_LEVEL, validator=int_in_range("level", MIN_LEVEL, MAX_LEVEL))
+    spaces: int = field(default=5, validator=int_in_range("spaces", MIN_SPACES, MAX_SPACES))
+    variant: Variant = field(factory=Standard, converter=_variant)
+    undo: bool = field(default=True, validator=is_bool("undo"))
+    move_limit: int | None = field(
+        default=None, validator=int_in_range("move_limit", 1, 100_000, optional=True)
+    )
+
+    def __attrs_post_init__(self) -> None:
+        variant = self.variant
+        if not isinstance(variant, Quota):
+            return
+        available = self.level - 1
+        if variant.skill > available:
+            raise ParameterError(
+                "skill",
+                f"skill {variant.skill} is larger than the {available} numerals of "
+                f"{variant.suit.title} at level {self.level}: skill must be from 1 to {available}",
+            )
+        if variant.suited_cards is not None:
+            allowed = [c for c in level_deck(self.level) if c.bears(variant.suit)]
+            wrong = [c for c in variant.suited_cards if c not in allowed]
+            if wrong or len(set(variant.suited_cards)) != variant.skill:
+                names = ", ".join(c.short_name for c in allowed)
+                raise ParameterError(
+                    "suited_cards",
+                    f"suited_cards must be {variant.skill} different cards of "
+                    f"{variant.suit.title} up to level {self.level} (from: {names}); got "
+                    f"{', '.join(c.short_name for c in variant.suited_cards)}",
+                )
+
+    # -- convenience constructors
+    @classmethod
+    def quota_check(
+        cls,
+        suit: Suit | str,
+        skill: int,
+        quota: int,
+        *,
+        suited_cards: Sequence[Card | str] | None = None,
+        **params: Any,
+    ) -> ThreeTowers:
+        """The RPG skill check: ``ThreeTowers.quota_check("moons", skill=4, quota=3)``."""
+        return cls(variant=Quota(suit, skill, quota, suited_cards), **params)
+
+    @classmethod
+    def ivory(cls, suit: Suit | str, **params: Any) -> ThreeTowers:
+        return cls(variant=Ivory(suit), **params)
+
+    @classmethod
+    def from_options(
+        cls,
+        *,
+        suit: Suit | str | None = None,
+        skill: int | None = None,
+        quota: int | None = None,
+        suited_cards: Sequence[Card | str] | str | None = None,
+        **params: Any,
+    ) -> ThreeTowers:
+        """Flat options as a CLI or a form gives them: no suit is the standard game, a suit
+        alone is Ivory, a suit with skill and quota is the quota check."""
+        if suit is None:
+            if skill is not None or quota is not None or suited_cards is not None:
+                raise ParameterError(
+                    "suit", "skill, quota and suited cards need a suit: give the check's suit"
+                )
+            return cls(**params)
+        if skill is None and quota is None and suited_cards is None:
+            return cls.ivory(suit, **params)
+        if skill is None and suited_cards is not None:
+            skill = len(_optional_cards(suited_cards) or ())
+        if skill is None or quota is None:
+            missing = "skill" if skill is None else "quota"
+            raise ParameterError(
+                missing, f"a quota check needs both skill and quota: {missing} is missing"
+            )
+        return cls(variant=Quota(suit, skill, quota, suited_cards), **params)
+
+    @classmethod
+    def parameters(cls) -> tuple[ParameterSpec, ...]:
+        return (
+            ParameterSpec("level", "int", MAX_LEVEL, "highest rank in the deck (difficulty)",
+                          MIN_LEVEL, MAX_LEVEL),
+            ParameterSpec("spaces", "int", 5, "tower spaces (5 by the rules; 3-8 as a house rule)",
+                          MIN_SPACES, MAX_SPACES),
+            ParameterSpec("variant", "variant", "standard", "goal of the game",
+                          choices=tuple(VARIANTS)),
+            ParameterSpec("suit", "suit", None, "the ivory/quota suit (ivory and quota variants)",
+                          choices=tuple(s.value for s in Suit), optional=True),
+            ParameterSpec("skill", "int", None, "suited numerals in the deck (quota variant)",
+                          1, MAX_LEVEL - 1, optional=True),
+            ParameterSpec("quota", "int", None, "suited tower height that wins (quota variant)",
+                          1, MAX_LEVEL - 1, optional=True),
+            ParameterSpec("suited_cards", "cards", None,
+                          "the GM's choice of suited numerals (quota variant; default: seeded)",
+                          optional=True),
+            ParameterSpec("undo", "bool", True, "whether the player may take moves back"),
+            ParameterSpec("move_limit", "int", None, "moves allowed before the check is lost",
+                          1, 100_000, optional=True),
+        )  # fmt: skip
+
+    # -- chance
+    def deck(self, suited: Sequence[Card] | None = None) -> tuple[Card, ...]:
+        """The cards of this game's deck in canonical order (quota: with ``suited`` chosen)."""
+        variant = self.variant
+        if not isinstance(variant, Quota):
+            return level_deck(self.level)
+        chosen = suited if suited is not None else variant.suited_cards
+        if chosen is None:
+            raise ValueError("a quota deck needs its suited cards: pass them or a seed to deal()")
+        return quota_deck(self.level, variant.suit, chosen)
+
+    def deal(self, seed: int) -> tuple[Card, ...]:
+        """The deck order for ``seed``, top card first (the algorithm is in docs/rng.md)."""
+        rng = Pcg32(seed)
+        variant = self.variant
+        suited: list[Card] | None = None
+        if isinstance(variant, Quota) and variant.suited_cards is None:
+            suited = [c for c in level_deck(self.level) if c.bears(variant.suit)]
+            rng.shuffle(suited)
+            suited = suited[: variant.skill]
+        cards = list(self.deck(suited))
+        rng.shuffle(cards)
+        return tuple(cards)
+
+    def state_from_deal(self, deal: Sequence[Card], seed: int | None = None) -> ThreeTowersState:
+        cards = tuple(Card.parse(c) for c in deal)
+        self._check_cards(cards, "the deal")
+        empty: tuple[tuple[Card, ...], ...] = ((),) * self.spaces
+        return ThreeTowersState(self, empty, cards, 0, seed=seed, deal=cards)
+
+    def parse_move(self, code: str) -> TowerMove:
+        return TowerMove.parse(code)
+
+    def state_from_code(self, code: str) -> ThreeTowersState:
+        parsed = _parse_position(code, self.spaces, hidden_allowed=False)
+        towers, deck, moves_made = parsed.towers, parsed.deck or (), parsed.moves_made
+        self._check_cards(tuple(c for t in towers for c in t) + deck, "the position")
+        for number, tower in enumerate(towers, 1):
+            for below, above in itertools.pairwise(tower):
+                error = _placement_error(above, below)
+                if error is not None:
+                    raise ParseError(f"tower {number} of the position breaks the rules: {error}")
+        return ThreeTowersState(self, towers, deck, 0, moves_made=moves_made)
+
+    def _check_cards(self, cards: tuple[Card, ...], what: str) -> None:
+        allowed = set(level_deck(self.level))
+        bad = [c for c in cards if c not in allowed]
+        if bad:
+            raise ParseError(
+                f"{what} holds {', '.join(c.label for c in bad)}: this game uses only the "
+                f"numerals 2 to {self.level}"
+            )
+        if len(set(cards)) != len(cards):
+            raise ParseError(f"{what} holds a card twice")
+        if not cards:
+            raise ParseError(f"{what} holds no cards")
+
+    def describe(self) -> str:
+        variant = self.variant
+        text = f"Three Towers, level {self.level}, {self.spaces} spaces"
+        if isinstance(variant, Ivory):
+            text += f", ivory {variant.suit.value}"
+        elif isinstance(variant, Quota):
+            text += (
+                f", quota check: {variant.suit.value}, skill {variant.skill}, quota {variant.quota}"
+            )
+        return text
+
+
+# ---- rules ---------------------------------------------------------------------------------------
+
+
+def _placement_error(card: Card, below: Card) -> str | None:
+    """Why ``card`` may not go on ``below``, or None (the two placement rules of seed 000)."""
+    assert card.rank is not None and below.rank is not None
+    if not card.rank < below.rank:
+        return (
+            f"{card.label} cannot go on {below.label}: a card must be lower than the card it "
+            "goes on"
+        )
+    if not card.shares_suit(below):
+        return (
+            f"{card.label} cannot go on {below.label}: a card must share a suit with the card it "
+            f"goes on ({card.short_name}: {_suit_list(card)}; "
+            f"{below.short_name}: {_suit_list(below)})"
+        )
+    return None
+
+
+def _suit_list(card: Card) -> str:
+    return ", ".join(s.title for s in card.suits)
+
+
+def _can_place(card: Card, tower: tuple[Card, ...]) -> bool:
+    if not tower:
+        return True
+    below = tower[-1]
+    assert card.rank is not None and below.rank is not None
+    return card.rank < below.rank and card.shares_suit(below)
+
+
+def _is_pure(tower: tuple[Card, ...], suit: Suit) -> bool:
+    return all(c.bears(suit) for c in tower)
+
+
+@frozen
+class ThreeTowersObservation:
+    """What the player sees: the towers, the deck's top card and how many cards are left."""
+
+    towers: tuple[tuple[Card, ...], ...]
+    top_card: Card | None
+    cards_left: int
+    moves_made: int
+    status: Status
+    outcome: Outcome | None
+
+    def code(self) -> str:
+        """The observation code: ``<towers> <top card>+<cards under it> <moves made>``."""
+        deck = "-" if self.top_card is None else f"{self.top_card.code}+{self.cards_left - 1}"
+        return f"{_towers_code(self.towers)} {deck} {self.moves_made}"
+
+    @classmethod
+    def from_code(cls, code: str, spaces: int | None = None) -> ThreeTowersObservation:
+        parsed = _parse_position(code, spaces, hidden_allowed=True)
+        return cls(
+            parsed.towers, parsed.top_card, parsed.cards_left, parsed.moves_made,
+            Status.IN_PROGRESS, None,
+        )  # fmt: skip
+
+
+def _towers_code(towers: Sequence[Sequence[Card]]) -> str:
+    return "/".join("".join(c.code for c in t) or "-" for t in towers)
+
+
+@frozen
+class _ParsedPosition:
+    towers: tuple[tuple[Card, ...], ...]
+    deck: tuple[Card, ...] | None  # None when the code hides the deck's order
+    top_card: Card | None
+    cards_left: int
+    moves_made: int
+
+
+def _parse_position(code: str, spaces: int | None, *, hidden_allowed: bool) -> _ParsedPosition:
+    fields = str(code).split()
+    if len(fields) not in (2, 3):
+        raise ParseError(
+            f"cannot read position {code!r}: a position is '<towers> <deck> [<moves made>]', "
+            "towers separated by '/', '-' for an empty tower or deck"
+        )
+    tower_texts = fields[0].split("/")
+    if spaces is not None and len(tower_texts) != spaces:
+        raise ParseError(
+            f"the position has {len(tower_texts)} towers but this game has {spaces} tower spaces"
+        )
+    towers = tuple(
+        () if t == "-" else tuple(Card.parse(c) for c in split_codes(t)) for t in tower_texts
+    )
+    moves_made = 0
+    if len(fields) == 3:
+        if not fields[2].isdigit():
+            raise ParseError(f"cannot read moves made {fields[2]!r}: it must be a whole number")
+        moves_made = int(fields[2])
+    deck_text = fields[1]
+    if "+" in deck_text:
+        if not hidden_allowed:
+            raise ParseError(
+                "this is an observation code (the deck's order is hidden): a full position lists "
+                "every card of the deck"
+            )
+        top_text, _, hidden = deck_text.partition("+")
+        if not hidden.isdigit():
+            raise ParseError(f"cannot read hidden card count {hidden!r}: it must be a whole number")
+        return _ParsedPosition(towers, None, Card.parse(top_text), int(hidden) + 1, moves_made)
+    deck = () if deck_text == "-" else tuple(Card.parse(c) for c in split_codes(deck_text))
+    return _ParsedPosition(towers, deck, deck[0] if deck else None, len(deck), moves_made)
+
+
+class ThreeTowersState(State[TowerMove]):
+    """A Three Towers position: towers (bottom card first) and the deck (top card first)."""
+
+    game: ThreeTowers
+
+    def __init__(
+        self,
+        game: ThreeTowers,
+        towers: tuple[tuple[Card, ...], ...],
+        deck: tuple[Card, ...],
+        position: int,
+        *,
+        seed: int | None = None,
+        deal: tuple[Card, ...] | None = None,
+        moves_made: int = 0,
+    ) -> None:
+        super().__init__(game, seed, deal)
+        self._towers = towers
+        self._deck = deck
+        self._position = position  # index of the deck's top card in self._deck
+        self._offset = moves_made  # moves made before this state was built from a code
+        self._outcome = self._evaluate()
+
+    # -- reading the position
+    @property
+    def towers(self) -> tuple[tuple[Card, ...], ...]:
+        return self._towers
+
+    @property
+    def top_card(self) -> Card | None:
+        return self._deck[self._position] if self._position < len(self._deck) else None
+
+    @property
+    def cards_left(self) -> int:
+        return len(self._deck) - self._position
+
+    @property
+    def remaining_deck(self) -> tuple[Card, ...]:
+        """The deck's cards, top first. Hidden information: never show it to a player."""
+        return self._deck[self._position :]
+
+    @property
+    def moves_made(self) -> int:
+        return self._offset + len(self._moves)
+
+    def observation(self) -> ThreeTowersObservation:
+        return ThreeTowersObservation(
+            self._towers, self.top_card, self.cards_left, self.moves_made, self.status,
+            self._outcome,
+        )  # fmt: skip
+
+    def code(self) -> str:
+        deck = "".join(c.code for c in self.remaining_deck) or "-"
+        return f"{_towers_code(self._towers)} {deck} {self.moves_made}"
+
+    def pure_height(self, suit: Suit) -> int:
+        """The height of the tallest tower made only of cards bearing ``suit``."""
+        return max((len(t) for t in self._towers if _is_pure(t, suit)), default=0)
+
+    def card_to_move(self, move: TowerMove) -> Card | None:
+        if move.source == DECK:
+            return self.top_card
+        if 1 <= move.source <= len(self._towers) and self._towers[move.source - 1]:
+            return self._towers[move.source - 1][-1]
+        return None
+
+    # -- rules hooks
+    def _move_error(self, move: TowerMove) -> str | None:
+        spaces = len(self._towers)
+        if not isinstance(move, TowerMove):
+            return f"{move!r} is not a Three Towers move"
+        for number in (move.source, move.target):
+            if number != DECK and not 1 <= number <= spaces:
+                return f"there is no tower {number}: the towers are numbered 1 to {spaces}"
+        if move.target == DECK:
+            return "cards cannot go back onto the deck: a card goes onto a tower space"
+        if move.source == move.target:
+            return f"a card cannot move from tower {move.source} onto the same tower"
+        card = self.card_to_move(move)
+        if card is None:
+            if move.source == DECK:
+                return "the deck is empty: there is no card to place"
+            return f"tower {move.source} is empty: there is no card to move"
+        target = self._towers[move.target - 1]
+        return _placement_error(card, target[-1]) if target else None
+
+    def _apply(self, move: TowerMove) -> None:
+        towers = list(self._towers)
+        if move.source == DECK:
+            card = self._deck[self._position]
+            self._position += 1
+        else:
+            card = towers[move.source - 1][-1]
+            towers[move.source - 1] = towers[move.source - 1][:-1]
+        towers[move.target - 1] = (*towers[move.target - 1], card)
+        self._towers = tuple(towers)
+
+    def _generate_moves(self) -> Iterator[TowerMove]:
+        towers = self._towers
+        top = self.top_card
+        if top is not None:
+            for target, tower in enumerate(towers, 1):
+                if _can_place(top, tower):
+                    yield TowerMove(DECK, target)
+        for source, tower in enumerate(towers, 1):
+            if not tower:
+                continue
+            card = tower[-1]
+            for target, other in enumerate(towers, 1):
+                if target != source and _can_place(card, other):
+                    yield TowerMove(source, target)
+
+    def _goal_outcome(self) -> Outcome | None:
+        variant = self.game.variant
+        if isinstance(variant, Quota):
+            height = self.pure_height(variant.suit)
+            if height >= variant.quota:
+                left = self.cards_left
+                return Outcome(
+                    Status.WON, EndReason.GOAL, left,
+                    f"success: a tower of {height} {variant.suit.value} reached the quota of "
+                    f"{variant.quota} with {left} card{'s' if left != 1 else ''} to spare",
+                )  # fmt: skip
+            return None
+        if self.cards_left:
+            return None
+        full = [t for t in self._towers if len(t) == self.game.level - 1]
+        if len(full) != 3:
+            return None
+        if isinstance(variant, Ivory) and not any(_is_pure(t, variant.suit) for t in full):
+            return None
+        placed = len(self._deck)
+        goal = (
+            "three towers"
+            if isinstance(variant, Standard)
+            else (f"three towers, one of pure {variant.suit.value}")
+        )
+        return Outcome(Status.WON, EndReason.GOAL, placed,
+                       f"success: {goal} built from all {placed} cards")  # fmt: skip
+
+    def _loss_outcome(self, reason: EndReason) -> Outcome:
+        why = {
+            EndReason.NO_LEGAL_MOVES: "no legal move remains",
+            EndReason.MOVE_LIMIT: f"the move limit of {self.game.move_limit} was reached",
+            EndReason.CONCEDED: "the player conceded",
+            EndReason.GOAL: "",
+        }[reason]
+        variant = self.game.variant
+        if isinstance(variant, Quota):
+            height = self.pure_height(variant.suit)
+            short = variant.quota - height
+            return Outcome(
+                Status.LOST, reason, -short,
+                f"failure: {why}; the tallest {variant.suit.value} tower holds {height}, "
+                f"{short} short of the quota of {variant.quota}",
+            )  # fmt: skip
+        placed = self._position
+        return Outcome(Status.LOST, reason, placed,
+                       f"failure: {why}; {placed} of {len(self._deck)} cards placed")  # fmt: skip
+
+    def _snapshot(self) -> tuple[tuple[tuple[Card, ...], ...], int]:
+        return self._towers, self._position
+
+    def _restore(self, snapshot: tuple[tuple[tuple[Card, ...], ...], int]) -> None:
+        self._towers, self._position = snapshot
+
+    def _copy_position(self) -> ThreeTowersState:
+        other = ThreeTowersState.__new__(ThreeTowersState)
+        State.__init__(other, self.game, self.seed, self.deal)
+        other._towers, other._deck, other._position = self._towers, self._deck, self._position
+        other._offset = self._offset
+        return other
