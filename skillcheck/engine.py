@@ -301,6 +301,13 @@ class State(ABC, Generic[MoveT]):
         other._outcome = self._outcome
         return other
 
+    def initial_position(self) -> State[MoveT]:
+        """A new state at the position this play started from (no move history)."""
+        first = self._copy_position()
+        if self._snapshots:
+            first._restore(self._snapshots[0])
+        return first
+
     def record(self, *, reveal: bool | None = None) -> GameRecord:
         """The game record. Hidden information (seed, deal) is included only once the check has
         ended, unless ``reveal=True`` is given explicitly (server-side storage)."""

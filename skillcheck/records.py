@@ -45,11 +45,7 @@ class GameRecord:
     def from_state(cls, state: State[Any], *, reveal: bool) -> GameRecord:
         from skillcheck.serialization import game_params
 
-        start = None
-        if state.deal is None:
-            first = state.copy()
-            first._restore(first._snapshots[0]) if first._snapshots else None
-            start = first.code()
+        start = state.initial_position().code() if state.deal is None else None
         return cls(
             game=state.game.name,
             params=game_params(state.game),
