@@ -39,6 +39,7 @@ __all__ = [
     "ThreeTowersObservation",
     "ThreeTowersState",
     "TowerMove",
+    "legal_tower_moves",
     "level_deck",
     "quota_deck",
 ]
@@ -386,6 +387,23 @@ def _can_place(card: Card, tower: tuple[Card, ...]) -> bool:
     return card.rank < below.rank and card.shares_suit(below)
 
 
+def legal_tower_moves(
+    towers: Sequence[tuple[Card, ...]], top_card: Card | None
+) -> Iterator[TowerMove]:
+    """The legal moves of a visible position: deck moves first, then tower moves, in order."""
+    if top_card is not None:
+        for target, tower in enumerate(towers, 1):
+            if _can_place(top_card, tower):
+                yield TowerMove(DECK, target)
+    for source, tower in enumerate(towers, 1):
+        if not tower:
+            continue
+        card = tower[-1]
+        for target, other in enumerate(towers, 1):
+            if target != source and _can_place(card, other):
+                yield TowerMove(source, target)
+
+
 def _is_pure(tower: tuple[Card, ...], suit: Suit) -> bool:
     return all(c.bears(suit) for c in tower)
 
@@ -400,6 +418,12 @@ class ThreeTowersObservation:
     moves_made: int
     status: Status
     outcome: Outcome | None
+
+    def legal_moves(self) -> list[TowerMove]:
+        """The legal moves (they depend only on what the player sees)."""
+        if self.outcome is not None:
+            return []
+        return list(legal_tower_moves(self.towers, self.top_card))
 
     def code(self) -> str:
         """The observation code: ``<towers> <top card>+<cards under it> <moves made>``."""
@@ -561,19 +585,7 @@ class ThreeTowersState(State[TowerMove]):
         self._towers = tuple(towers)
 
     def _generate_moves(self) -> Iterator[TowerMove]:
-        towers = self._towers
-        top = self.top_card
-        if top is not None:
-            for target, tower in enumerate(towers, 1):
-                if _can_place(top, tower):
-                    yield TowerMove(DECK, target)
-        for source, tower in enumerate(towers, 1):
-            if not tower:
-                continue
-            card = tower[-1]
-            for target, other in enumerate(towers, 1):
-                if target != source and _can_place(card, other):
-                    yield TowerMove(source, target)
+        return legal_tower_moves(self._towers, self.top_card)
 
     def _goal_outcome(self) -> Outcome | None:
         variant = self.game.variant
