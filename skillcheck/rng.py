@@ -61,8 +61,8 @@ class Pcg32:
 
     def bounded(self, bound: int) -> int:
         """A uniform integer in ``0 <= r < bound`` without modulo bias (pcg32_boundedrand_r)."""
-        if not 1 <= bound <= _MASK32:
-            raise ValueError(f"bound must be between 1 and 2**32 - 1, got {bound}")
+        if isinstance(bound, bool) or not isinstance(bound, int) or not 1 <= bound <= _MASK32:
+            raise ValueError(f"bound must be a whole number from 1 to 2**32 - 1, got {bound!r}")
         threshold = ((1 << 32) - bound) % bound
         while True:
             r = self.next_u32()

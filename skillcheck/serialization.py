@@ -9,12 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 import cattrs
-from cattrs.strategies import configure_tagged_union
 
 from skillcheck.cards import Card, Suit
 from skillcheck.engine import Game, game_class
 from skillcheck.errors import ParameterError, SkillcheckError
-from skillcheck.three_towers import Ivory, Quota, Standard, Variant
+from skillcheck.three_towers import VARIANTS, Ivory, Quota, Standard, Variant
 
 __all__ = ["converter", "game_from_params", "game_params"]
 
@@ -23,13 +22,32 @@ converter.register_unstructure_hook(Card, lambda c: c.code)
 converter.register_structure_hook(Card, lambda v, _: Card.parse(v))
 converter.register_unstructure_hook(Suit, lambda s: s.value)
 converter.register_structure_hook(Suit, lambda v, _: Suit.parse(v))
+VARIANT_CLASSES = (Standard, Ivory, Quota)
 
 
-def _variant_tag(cls: Any) -> str:
-    return str(cls.kind)
+def _unstructure_variant(variant: Variant) -> dict[str, Any]:
+    return {"kind": variant.kind, **converter.unstructure_attrs_asdict(variant)}
 
 
-configure_tagged_union(Variant, converter, tag_generator=_variant_tag, tag_name="kind")
+def _structure_variant(value: Any, _: Any) -> Variant:
+    """The tagged union: ``{"kind": "quota", ...}``; a bare kind string for variants without
+    fields (``"standard"``)."""
+    data = {"kind": value} if isinstance(value, str) else value
+    kind = data.get("kind") if isinstance(data, dict) else None
+    if kind not in VARIANTS:
+        raise ParameterError(
+            "variant",
+            f"variant {kind if kind is not None else value!r} is not allowed: the variants are "
+            f"{', '.join(VARIANTS)}",
+        )
+    fields = {k: v for k, v in data.items() if k != "kind"}
+    return converter.structure(fields, VARIANTS[kind])
+
+
+converter.register_unstructure_hook(Variant, _unstructure_variant)
+for _cls in VARIANT_CLASSES:
+    converter.register_unstructure_hook(_cls, _unstructure_variant)
+converter.register_structure_hook(Variant, _structure_variant)
 
 
 def _first_domain_error(exc: BaseException) -> SkillcheckError | None:
@@ -75,7 +93,3 @@ def _field_names(cls: type) -> set[str]:
     import attrs
 
     return {f.name for f in attrs.fields(cls)}
-
-
-# Re-exported so callers can name the variant classes from one place.
-VARIANT_CLASSES = (Standard, Ivory, Quota)

@@ -28,7 +28,7 @@ from skillcheck.engine import (
     register_game,
 )
 from skillcheck.errors import ParameterError, ParseError
-from skillcheck.rng import Pcg32
+from skillcheck.rng import Pcg32, validate_seed
 
 __all__ = [
     "DECK",
@@ -299,7 +299,7 @@ class ThreeTowers(Game[TowerMove]):
 
     def deal(self, seed: int) -> tuple[Card, ...]:
         """The deck order for ``seed``, top card first (the algorithm is in docs/rng.md)."""
-        rng = Pcg32(seed)
+        rng = Pcg32(validate_seed(seed))
         variant = self.variant
         suited: list[Card] | None = None
         if isinstance(variant, Quota) and variant.suited_cards is None:
