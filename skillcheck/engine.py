@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GAMES",
+    "UNDO",
     "EndReason",
     "Game",
     "LegalMoves",
@@ -47,6 +48,10 @@ __all__ = [
     "make_game",
     "register_game",
 ]
+
+
+#: The action code of a take-back in histories and records.
+UNDO = "undo"
 
 
 class Status(enum.Enum):
@@ -181,8 +186,11 @@ class State(ABC, Generic[MoveT]):
         self.seed = seed
         self.deal = deal
         self._moves: list[MoveT] = []
+        #: Every action in order: move codes and UNDO; records store this, so undo use shows.
+        self._history: list[str] = []
         self._snapshots: list[Any] = []
         self._outcome: Outcome | None = None
+        self._offset = 0  # moves made before this state (a position code says how many)
 
     # ---- hooks each game implements ---------------------------------------------------------
     @abstractmethod
@@ -231,6 +239,20 @@ class State(ABC, Generic[MoveT]):
         return tuple(self._moves)
 
     @property
+    def moves_made(self) -> int:
+        """Moves made in this play, counting those made before a position code was loaded."""
+        return self._offset + len(self._moves)
+
+    @property
+    def history(self) -> tuple[str, ...]:
+        """Every action taken, oldest first: move codes, and ``"undo"`` for each take-back."""
+        return tuple(self._history)
+
+    @property
+    def undo_count(self) -> int:
+        return self._history.count(UNDO)
+
+    @property
     def outcome(self) -> Outcome | None:
         return self._outcome
 
@@ -257,6 +279,7 @@ class State(ABC, Generic[MoveT]):
         self._snapshots.append(self._snapshot())
         self._apply(move)
         self._moves.append(move)
+        self._history.append(move.code)
         self._outcome = self._evaluate()
 
     def push_code(self, code: str) -> MoveT:
@@ -273,6 +296,7 @@ class State(ABC, Generic[MoveT]):
         if not self._moves:
             raise UndoError("nothing to undo: no move has been made yet")
         self._restore(self._snapshots.pop())
+        self._history.append(UNDO)
         return self._moves.pop()
 
     def concede(self) -> Outcome:
@@ -286,7 +310,7 @@ class State(ABC, Generic[MoveT]):
         if goal is not None:
             return goal
         limit = self.game.move_limit
-        if limit is not None and len(self._moves) >= limit:
+        if limit is not None and self.moves_made >= limit:
             return self._loss_outcome(EndReason.MOVE_LIMIT)
         if not any(True for _ in self._generate_moves()):
             return self._loss_outcome(EndReason.NO_LEGAL_MOVES)
@@ -297,13 +321,16 @@ class State(ABC, Generic[MoveT]):
         other = self._copy_position()
         other.seed, other.deal = self.seed, self.deal
         other._moves = list(self._moves)
+        other._history = list(self._history)
         other._snapshots = list(self._snapshots)
         other._outcome = self._outcome
+        other._offset = self._offset
         return other
 
     def initial_position(self) -> State[MoveT]:
         """A new state at the position this play started from (no move history)."""
         first = self._copy_position()
+        first._offset = self._offset
         if self._snapshots:
             first._restore(self._snapshots[0])
         return first

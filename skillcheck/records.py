@@ -8,12 +8,13 @@ seed and deal: everything that may reach a player is built from what the player 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from attrs import field, frozen
 
-from skillcheck.engine import EndReason, Outcome, State
+from skillcheck.engine import UNDO, EndReason, Outcome, State
 from skillcheck.errors import ParseError, RecordError, SkillcheckError
 
 if TYPE_CHECKING:
@@ -24,11 +25,18 @@ __all__ = ["RECORD_FORMAT", "GameRecord", "verify"]
 RECORD_FORMAT = "skillcheck-record/1"
 
 
+def _moves(value: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+        raise ParseError('a record\'s moves are a list of move codes, e.g. ["d1", "12"]')
+    return tuple(value)
+
+
 @frozen
 class GameRecord:
     game: str
     params: dict[str, Any]
-    moves: tuple[str, ...] = field(converter=tuple)
+    #: Every action in order: move codes, and "undo" for each take-back.
+    moves: tuple[str, ...] = field(converter=_moves)
     outcome: Outcome | None = None
     seed: int | None = None
     #: The deck order as card codes (top first); present once revealed.
@@ -49,7 +57,7 @@ class GameRecord:
         return cls(
             game=state.game.name,
             params=game_params(state.game),
-            moves=tuple(m.code for m in state.moves),
+            moves=state.history,
             outcome=state.outcome,
             seed=state.seed if reveal else None,
             deal=tuple(c.code for c in state.deal) if reveal and state.deal is not None else None,
@@ -72,6 +80,8 @@ class GameRecord:
 
         if not isinstance(data, dict):
             raise ParseError("a game record is a JSON object")
+        if isinstance(data.get("moves"), str):
+            raise ParseError('a record\'s moves are a list of move codes, e.g. ["d1", "12"]')
         if data.get("format") != RECORD_FORMAT:
             raise ParseError(
                 f"unknown record format {data.get('format')!r}: "
@@ -125,7 +135,10 @@ class GameRecord:
         state = self.initial_state()
         for number, code in enumerate(self.moves, 1):
             try:
-                state.push_code(code)
+                if code == UNDO:
+                    state.undo()
+                else:
+                    state.push_code(code)
             except SkillcheckError as exc:
                 raise RecordError(f"move {number} ({code}) cannot be replayed: {exc}") from None
         if self.outcome is not None and self.outcome.reason is EndReason.CONCEDED:
@@ -141,7 +154,17 @@ def verify(record: GameRecord) -> State[Any]:
     """Replay ``record`` and check that it ends as it claims; returns the final state."""
     state = record.replay()
     if state.outcome != record.outcome:
-        claimed = record.outcome.summary if record.outcome else "still in progress"
-        actual = state.outcome.summary if state.outcome else "still in progress"
-        raise RecordError(f"the record claims {claimed!r} but replaying it gives {actual!r}")
+        raise RecordError(
+            f"the record claims {_describe(record.outcome)} but replaying it gives "
+            f"{_describe(state.outcome)}"
+        )
     return state
+
+
+def _describe(outcome: Outcome | None) -> str:
+    if outcome is None:
+        return "a check still in progress"
+    return (
+        f"{outcome.status.value} ({outcome.reason.value}, degree {outcome.degree}): "
+        f"{outcome.summary!r}"
+    )

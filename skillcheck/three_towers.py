@@ -313,6 +313,7 @@ class ThreeTowers(Game[TowerMove]):
     def state_from_deal(self, deal: Sequence[Card], seed: int | None = None) -> ThreeTowersState:
         cards = tuple(Card.parse(c) for c in deal)
         self._check_cards(cards, "the deal")
+        self._check_complete(cards, "the deal")
         empty: tuple[tuple[Card, ...], ...] = ((),) * self.spaces
         return ThreeTowersState(self, empty, cards, 0, seed=seed, deal=cards)
 
@@ -322,7 +323,10 @@ class ThreeTowers(Game[TowerMove]):
     def state_from_code(self, code: str) -> ThreeTowersState:
         parsed = _parse_position(code, self.spaces, hidden_allowed=False)
         towers, deck, moves_made = parsed.towers, parsed.deck or (), parsed.moves_made
-        self._check_cards(tuple(c for t in towers for c in t) + deck, "the position")
+        cards = tuple(c for t in towers for c in t) + deck
+        # A position may hold fewer cards than the whole deck (puzzles, tests, analysis); only a
+        # deal, the chance event, must be complete.
+        self._check_cards(cards, "the position")
         for number, tower in enumerate(towers, 1):
             for below, above in itertools.pairwise(tower):
                 error = _placement_error(above, below)
@@ -342,6 +346,32 @@ class ThreeTowers(Game[TowerMove]):
             raise ParseError(f"{what} holds a card twice")
         if not cards:
             raise ParseError(f"{what} holds no cards")
+
+    def _check_complete(self, cards: tuple[Card, ...], what: str) -> None:
+        """A deal (or a position's cards) must be this game's whole deck."""
+        variant = self.variant
+        full = level_deck(self.level)
+        if isinstance(variant, Quota):
+            suit = variant.suit
+            suited = [c for c in cards if c.bears(suit)]
+            if variant.suited_cards is not None and set(suited) != set(variant.suited_cards):
+                raise ParseError(
+                    f"{what} holds the {suit.title} cards "
+                    f"{', '.join(c.short_name for c in suited) or 'none'}, but the GM chose "
+                    f"{', '.join(c.short_name for c in variant.suited_cards)}"
+                )
+            if len(suited) != variant.skill:
+                raise ParseError(
+                    f"{what} holds {len(suited)} cards of {suit.title}: this quota check's deck "
+                    f"holds exactly skill = {variant.skill} of them"
+                )
+            full = tuple(c for c in full if not c.bears(suit)) + tuple(suited)
+        missing = [c for c in full if c not in set(cards)]
+        if missing:
+            raise ParseError(
+                f"{what} is missing {', '.join(c.label for c in missing)}: it must hold the whole "
+                f"deck of {len(full)} cards"
+            )
 
     def describe(self) -> str:
         variant = self.variant
@@ -404,6 +434,10 @@ def legal_tower_moves(
                 yield TowerMove(source, target)
 
 
+def _pure_height(towers: Sequence[tuple[Card, ...]], suit: Suit) -> int:
+    return max((len(t) for t in towers if _is_pure(t, suit)), default=0)
+
+
 def _is_pure(tower: tuple[Card, ...], suit: Suit) -> bool:
     return all(c.bears(suit) for c in tower)
 
@@ -418,6 +452,10 @@ class ThreeTowersObservation:
     moves_made: int
     status: Status
     outcome: Outcome | None
+
+    def pure_height(self, suit: Suit) -> int:
+        """The height of the tallest tower made only of cards bearing ``suit``."""
+        return _pure_height(self.towers, suit)
 
     def legal_moves(self) -> list[TowerMove]:
         """The legal moves (they depend only on what the player sees)."""
@@ -528,10 +566,6 @@ class ThreeTowersState(State[TowerMove]):
         """The deck's cards, top first. Hidden information: never show it to a player."""
         return self._deck[self._position :]
 
-    @property
-    def moves_made(self) -> int:
-        return self._offset + len(self._moves)
-
     def observation(self) -> ThreeTowersObservation:
         return ThreeTowersObservation(
             self._towers, self.top_card, self.cards_left, self.moves_made, self.status,
@@ -544,7 +578,12 @@ class ThreeTowersState(State[TowerMove]):
 
     def pure_height(self, suit: Suit) -> int:
         """The height of the tallest tower made only of cards bearing ``suit``."""
-        return max((len(t) for t in self._towers if _is_pure(t, suit)), default=0)
+        return _pure_height(self._towers, suit)
+
+    @property
+    def cards_placed(self) -> int:
+        """Cards on the towers (every one came from the deck)."""
+        return sum(len(t) for t in self._towers)
 
     def card_to_move(self, move: TowerMove) -> Card | None:
         if move.source == DECK:
@@ -606,7 +645,7 @@ class ThreeTowersState(State[TowerMove]):
             return None
         if isinstance(variant, Ivory) and not any(_is_pure(t, variant.suit) for t in full):
             return None
-        placed = len(self._deck)
+        placed = self.cards_placed
         goal = (
             "three towers"
             if isinstance(variant, Standard)
@@ -631,9 +670,10 @@ class ThreeTowersState(State[TowerMove]):
                 f"failure: {why}; the tallest {variant.suit.value} tower holds {height}, "
                 f"{short} short of the quota of {variant.quota}",
             )  # fmt: skip
-        placed = self._position
+        placed = self.cards_placed
+        total = placed + self.cards_left
         return Outcome(Status.LOST, reason, placed,
-                       f"failure: {why}; {placed} of {len(self._deck)} cards placed")  # fmt: skip
+                       f"failure: {why}; {placed} of {total} cards placed")  # fmt: skip
 
     def _snapshot(self) -> tuple[tuple[tuple[Card, ...], ...], int]:
         return self._towers, self._position
@@ -645,5 +685,4 @@ class ThreeTowersState(State[TowerMove]):
         other = ThreeTowersState.__new__(ThreeTowersState)
         State.__init__(other, self.game, self.seed, self.deal)
         other._towers, other._deck, other._position = self._towers, self._deck, self._position
-        other._offset = self._offset
         return other

@@ -1,0 +1,52 @@
+"""Shared helpers for the Three Towers tests, offered as fixtures."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from skillcheck import Status, ThreeTowersState, TowerMove
+
+Solver = Callable[[ThreeTowersState], list[TowerMove] | None]
+
+
+def find_winning_line(state: ThreeTowersState, max_nodes: int = 200_000) -> list[TowerMove] | None:
+    """A line of legal moves from ``state`` that the library scores as WON, or None.
+
+    A plain depth-first search over ``state.legal_moves`` with a set of visited positions (the
+    towers and the remaining deck; the move counter is left out). It works on copies, so the
+    given state is not changed. Small levels (2..4) are searched to the end quickly.
+    """
+    seen: set[tuple[object, ...]] = set()
+    # Each frame: (state, iterator over its legal moves, the move that led to it).
+    stack: list[tuple[ThreeTowersState, list[TowerMove], TowerMove | None]] = [
+        (state, list(state.legal_moves), None)
+    ]
+    nodes = 0
+    while stack:
+        current, pending, _ = stack[-1]
+        if not pending:
+            stack.pop()
+            continue
+        move = pending.pop(0)
+        child = current.copy()
+        child.push(move)
+        nodes += 1
+        if nodes > max_nodes:
+            return None
+        if child.outcome is not None:
+            if child.outcome.status is Status.WON:
+                return [m for _, _, m in stack[1:] if m is not None] + [move]
+            continue
+        key = (child.towers, child.remaining_deck)
+        if key in seen:
+            continue
+        seen.add(key)
+        stack.append((child, list(child.legal_moves), move))
+    return None
+
+
+@pytest.fixture
+def solve() -> Solver:
+    return find_winning_line

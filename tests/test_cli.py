@@ -1,0 +1,519 @@
+"""The command line: games played through piped input, the listing commands, deals and records.
+
+Inputs are computed from the library (a winning line is searched for, illegal moves are found by
+asking the rules), never hard-coded against a deal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from skillcheck import (
+    DECKTET,
+    IllegalMoveError,
+    ThreeTowers,
+    ThreeTowersState,
+    TowerMove,
+    __version__,
+    card,
+)
+from skillcheck.cli import main, read_command
+from skillcheck.records import GameRecord, verify
+
+QUOTA_ARGS = ["--suit", "moons", "--skill", "3", "--quota", "3", "--level", "5"]
+QUOTA_GAME = ThreeTowers.from_options(suit="moons", skill=3, quota=3, level=5)
+
+
+#: A fixed terminal size, so that rich wraps the same way whatever runs the tests.
+TERMINAL = {"COLUMNS": "100", "LINES": "40"}
+
+
+def run(args: Sequence[str], input: str | None = None) -> Result:
+    return CliRunner().invoke(main, list(args), input=input, env=TERMINAL)
+
+
+def flat(text: str) -> str:
+    """The text with every run of whitespace made one space, and panel borders dropped (rich
+    wraps long lines, inside panels too)."""
+    return " ".join(text.replace("│", " ").split())
+
+
+def lines(*entries: str) -> str:
+    return "".join(f"{e}\n" for e in entries)
+
+
+def shortest_win(game: ThreeTowers, seed: int, max_nodes: int = 50_000) -> list[str] | None:
+    """A shortest winning line for the deal of ``seed`` (breadth-first over the library's moves)."""
+    start = game.new_state(seed)
+    assert isinstance(start, ThreeTowersState)
+    queue: deque[tuple[ThreeTowersState, list[str]]] = deque([(start, [])])
+
+    def key(state: ThreeTowersState) -> tuple[object, ...]:
+        # Tower spaces are interchangeable: positions that differ only in their order are one.
+        towers = sorted("".join(c.code for c in t) for t in state.towers)
+        return (*towers, state.remaining_deck)
+
+    seen = {key(start)}
+    while queue and len(seen) < max_nodes:
+        state, line = queue.popleft()
+        for move in list(state.legal_moves):
+            child = state.copy()
+            assert isinstance(child, ThreeTowersState)
+            child.push(move)
+            if child.outcome is not None:
+                if child.outcome.success:
+                    return [*line, move.code]
+                continue
+            child_key = key(child)
+            if child_key not in seen:
+                seen.add(child_key)
+                queue.append((child, [*line, move.code]))
+    return None
+
+
+def record_of(path: Path) -> GameRecord:
+    return GameRecord.load(path)
+
+
+# ---- play ----------------------------------------------------------------------------------------
+
+
+def test_version() -> None:
+    result = run(["--version"])
+    assert result.exit_code == 0
+    assert __version__ in result.output
+
+
+def test_concede_plays_a_game_to_the_end(tmp_path: Path) -> None:
+    record = tmp_path / "check.json"
+    result = run(
+        ["play", "three-towers", *QUOTA_ARGS, "--seed", "11", "--record", str(record)],
+        input=lines("d1", "c", "y"),
+    )
+    assert result.exit_code == 0, result.output
+    out = flat(result.stdout)
+    assert QUOTA_GAME.describe() in out
+    assert "Concede the check?" in out
+    assert "FAILURE" in out and "the player conceded" in out
+    assert "Degree of success -3" in out
+    assert "Seed 11" in out
+    (replay,) = [x for x in result.stdout.splitlines() if x.startswith("Replay ")]
+    command = shlex.split(replay.removeprefix("Replay "))
+    assert command[:3] == ["skillcheck", "play", "three-towers"] and "11" in command
+    # The replay command deals the same check: its first screen is the same.
+    again = run(command[1:], input="")
+    first_screen = result.stdout.partition("Your move")[0]
+    assert again.stdout.partition("Your move")[0] == first_screen
+    saved = record_of(record)
+    assert saved.moves == ("d1",)
+    assert saved.seed == 11
+    assert verify(saved).outcome == saved.outcome
+
+
+def test_concede_can_be_declined_and_quit_concedes() -> None:
+    result = run(
+        ["play", "three-towers", "--level", "4", "--seed", "3"], input=lines("c", "n", "q", "y")
+    )
+    assert result.exit_code == 0
+    out = flat(result.stdout)
+    assert "The check goes on." in out
+    assert "FAILURE" in out and "the player conceded" in out
+
+
+def test_a_quota_check_won_through_piped_moves(tmp_path: Path) -> None:
+    seed, line = next(
+        (s, found) for s in range(50) if (found := shortest_win(QUOTA_GAME, s)) is not None
+    )
+    expected = QUOTA_GAME.new_state(seed)
+    for code in line:
+        expected.push_code(code)
+    assert expected.outcome is not None and expected.outcome.success
+    record = tmp_path / "win.json"
+    result = run(
+        ["play", "three-towers", *QUOTA_ARGS, "--seed", str(seed), "--record", str(record)],
+        input=lines(*line),
+    )
+    assert result.exit_code == 0, result.output
+    out = flat(result.stdout)
+    assert "SUCCESS" in out
+    assert expected.outcome.summary in out
+    assert f"Degree of success +{expected.outcome.degree}" in out
+    saved = record_of(record)
+    assert list(saved.moves) == line
+    assert saved.outcome == expected.outcome
+    # The same line typed as move numbers plays the same game.
+    numbers = []
+    state = QUOTA_GAME.new_state(seed)
+    for code in line:
+        numbers.append(str([m.code for m in state.legal_moves].index(code) + 1))
+        state.push_code(code)
+    again = run(["play", "three-towers", *QUOTA_ARGS, "--seed", str(seed)], input=lines(*numbers))
+    assert "SUCCESS" in again.stdout and expected.outcome.summary in flat(again.stdout)
+
+
+def test_undo_restores_the_position(tmp_path: Path) -> None:
+    record = tmp_path / "undo.json"
+    result = run(
+        ["play", "three-towers", "--level", "5", "--seed", "8", "--record", str(record)],
+        input=lines("d1", "u", "d2", "q", "y"),
+    )
+    assert result.exit_code == 0, result.output
+    assert "Took back d1" in result.stdout
+    # The record keeps the whole history, take-backs included, so a GM can see undo was used.
+    assert record_of(record).moves == ("d1", "undo", "d2")
+    assert record_of(record).replay().moves_made == 1
+    # Move 1 is shown twice (before d1 and after the undo), then move 2 after d2.
+    assert re.findall(r"move (\d+)", result.stdout) == ["1", "2", "1", "2"]
+
+
+def test_undo_with_nothing_to_undo_is_reported() -> None:
+    result = run(["play", "three-towers", "--level", "4", "--seed", "1"], input=lines("u"))
+    assert "nothing to undo" in flat(result.stdout)
+
+
+def test_no_undo_refuses_undo(tmp_path: Path) -> None:
+    record = tmp_path / "strict.json"
+    result = run(
+        [
+            "play",
+            "three-towers",
+            "--level",
+            "5",
+            "--seed",
+            "8",
+            "--no-undo",
+            "--record",
+            str(record),
+        ],
+        input=lines("d1", "u"),
+    )
+    assert result.exit_code == 0
+    assert "undo is switched off for this check" in flat(result.stdout)
+    assert "Undo is off" in result.stdout
+    assert record_of(record).moves == ("d1",)
+    assert record_of(record).params["undo"] is False
+    assert "--no-undo" in result.stdout
+
+
+def _refusal_of_second_d1(game: ThreeTowers, seed: int) -> str | None:
+    """The library's message refusing a second ``d1`` after ``d1``, or None if it is legal."""
+    state = game.new_state(seed)
+    state.push_code("d1")
+    try:
+        state.copy().push_code("d1")
+    except IllegalMoveError as exc:
+        return exc.message
+    return None
+
+
+def test_illegal_move_prints_the_rule_and_changes_nothing(tmp_path: Path) -> None:
+    game = ThreeTowers(level=9)
+    seed, message = next(
+        (s, found) for s in range(100) if (found := _refusal_of_second_d1(game, s)) is not None
+    )
+    record = tmp_path / "illegal.json"
+    result = run(
+        ["play", "three-towers", "--seed", str(seed), "--record", str(record)],
+        input=lines("d1", "d1", "q", "y"),
+    )
+    assert result.exit_code == 0
+    out = flat(result.stdout)
+    assert message in out
+    assert "cannot go on" in message
+    # The position after the refused move is the same: move 2 is shown again, never move 3.
+    assert re.findall(r"move (\d+)", result.stdout) == ["1", "2", "2"]
+    assert record_of(record).moves == ("d1",)
+
+
+def test_unreadable_move_and_move_number_out_of_range() -> None:
+    result = run(["play", "three-towers", "--level", "4", "--seed", "2"], input=lines("xyz", "40"))
+    out = flat(result.stdout)
+    assert "cannot read move 'xyz'" in out
+    assert "there is no move 40" in out
+
+
+def test_help_shows_rules_and_commands() -> None:
+    result = run(["play", "three-towers", *QUOTA_ARGS, "--seed", "1"], input=lines("h"))
+    out = flat(result.stdout)
+    assert "tower made only of moons cards" in out
+    assert "concede the check" in out
+
+
+def test_end_of_input_quits_without_a_traceback() -> None:
+    result = run(["play", "three-towers", "--seed", "5"], input="")
+    assert result.exit_code == 0
+    assert result.exception is None
+    assert "End of input" in result.stdout
+    assert "FAILURE" in result.stdout
+
+
+def test_the_move_list_is_numbered_with_codes_in_words() -> None:
+    game = ThreeTowers(level=9)
+    state = game.new_state(4)
+    top = state.observation().top_card
+    assert top is not None
+    result = run(["play", "three-towers", "--seed", "4"], input="")
+    assert f"1. d1 {top.label} from the deck onto empty tower 1" in flat(result.stdout)
+
+
+def test_hidden_deck_order_never_shown_before_the_end() -> None:
+    game = ThreeTowers(level=9)
+    seed = 2024
+    state = game.new_state(seed)
+    assert isinstance(state, ThreeTowersState)
+    states = [state.copy()]
+    moves: list[str] = []
+    while not state.is_terminal() and len(moves) < 14:
+        legal = list(state.legal_moves)
+        onto_cards = [m for m in legal if m.source == 0 and state.towers[m.target - 1]]
+        deck_moves = [m for m in legal if m.source == 0]
+        move = (onto_cards or deck_moves or legal)[0]
+        state.push(move)
+        moves.append(move.code)
+        states.append(state.copy())
+    result = run(["play", "three-towers", "--seed", str(seed)], input=lines(*moves, "h", "zz"))
+    assert result.exit_code == 0
+    during, _, _ = result.stdout.partition("the check is over")
+    parts = re.split(r"Three Towers · move (\d+)", during)
+    turns = list(zip(parts[1::2], parts[2::2], strict=True))
+    assert len(turns) >= len(moves)
+    for number, text in turns:
+        shown = states[int(number) - 1]
+        assert isinstance(shown, ThreeTowersState)
+        assert shown.top_card is not None and shown.top_card.short_name in text
+        visible = {c for tower in shown.towers for c in tower} | {shown.top_card}
+        hidden = [c for c in shown.remaining_deck[1:] if c not in visible]
+        assert hidden
+        for hidden_card in hidden:
+            assert hidden_card.short_name not in text, (number, hidden_card)
+        assert f"{shown.cards_left - 1} more cards face down" in text
+
+
+def test_ambiguous_number_and_code() -> None:
+    game = ThreeTowers(level=9)
+    state = game.state_from_code("8MS/9MS/7WY/-/- 6MW 0")
+    moves = list(state.legal_moves)
+    code_12 = TowerMove(1, 2)
+    assert len(moves) >= 12 and state.is_legal(code_12) and moves[11] != code_12
+    ambiguous = read_command("12", game, state, moves)
+    assert ambiguous.action == "error" and "ambiguous" in (ambiguous.error or "")
+    assert read_command("#12", game, state, moves).move == moves[11]
+    assert read_command("1-2", game, state, moves).move == code_12
+    assert read_command("3", game, state, moves).move == moves[2]
+    assert read_command("d4", game, state, moves).move == TowerMove(0, 4)
+    assert read_command("U", game, state, moves).action == "undo"
+    assert read_command("  ", game, state, moves).action == "none"
+
+
+# ---- parameters ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["play", "deal"])
+def test_quota_larger_than_skill_exits_2(command: str) -> None:
+    result = run([command, "three-towers", "--suit", "moons", "--skill", "4", "--quota", "6"])
+    assert result.exit_code == 2
+    assert "quota 6 is larger than skill 4" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_unknown_suit_lists_the_suits() -> None:
+    result = run(["play", "three-towers", "--suit", "stars", "--skill", "3", "--quota", "2"])
+    assert result.exit_code == 2
+    assert "unknown suit 'stars'" in result.stderr
+    assert "moons, suns, waves, leaves, wyrms, knots" in result.stderr
+
+
+def test_unknown_game_lists_the_games() -> None:
+    result = run(["play", "tri-peak"])
+    assert result.exit_code == 2
+    assert "unknown game 'tri-peak'" in result.stderr and "three-towers" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--level", "12"], "level must be from 2 to 9"),
+        (["--spaces", "2"], "spaces must be from 3 to 8"),
+        (["--quota", "3"], "need a suit"),
+        (["--suit", "moons", "--quota", "2"], "skill is missing"),
+        (["--seed", "-1"], "a seed is a whole number"),
+        (["--move-limit", "0"], "move_limit must be from 1"),
+        (["--suit", "moons", "--cards", "Author,Pact", "--level", "6", "--quota", "1"],
+         "suited_cards must be 2 different cards of Moons"),
+    ],
+)  # fmt: skip
+def test_bad_parameters_exit_2(args: list[str], message: str) -> None:
+    result = run(["play", "three-towers", *args], input="")
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+def test_gm_cards_build_the_deck() -> None:
+    args = ["--suit", "moons", "--cards", "Author,Forest", "--quota", "2", "--level", "5"]
+    result = run(["deal", "three-towers", *args, "--seed", "9", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    moons = {c for c in data["deal"] if "M" in c}
+    assert moons == {"2MK", "5ML"}
+    assert data["params"]["variant"]["suited_cards"] == ["2MK", "5ML"]
+
+
+# ---- deck, deal, games ---------------------------------------------------------------------------
+
+
+def test_deck_json() -> None:
+    result = run(["deck", "--json"])
+    assert result.exit_code == 0
+    cards = json.loads(result.stdout)
+    assert len(cards) == 45
+    by_name = {c["name"]: c for c in cards}
+    assert by_name["the Author"]["rank"] == 2
+    assert by_name["the Author"]["suits"] == ["moons", "knots"]
+    assert by_name["the Author"]["code"] == "2MK"
+    assert by_name["the Huntress"]["rank"] == 10
+    assert by_name["the Harvest"]["rank"] == "pawn"
+    assert by_name["the Consul"]["rank"] == "court"
+    assert by_name["the Ace of Moons"]["rank"] == 1
+    assert by_name["the Excuse"]["rank"] is None
+    assert [c["code"] for c in cards] == [c.code for c in DECKTET]
+
+
+def test_deck_table() -> None:
+    result = run(["deck"])
+    assert result.exit_code == 0
+    for name in ("the Author", "the Huntress", "the Excuse", "the Chance Meeting"):
+        assert name in result.stdout
+
+
+def test_deal_with_a_seed_is_stable_and_matches_the_library() -> None:
+    args = ["deal", "three-towers", "--level", "7", "--seed", "31337"]
+    first, second = run(args), run(args)
+    assert first.exit_code == 0
+    assert first.stdout == second.stdout
+    expected = ThreeTowers(level=7).deal(31337)
+    assert ", ".join(c.name for c in expected) in first.stdout
+    data = json.loads(run([*args, "--json"]).stdout)
+    assert data["game"] == "three-towers"
+    assert data["seed"] == 31337
+    assert data["deal"] == [c.code for c in expected]
+    assert data["names"] == [c.name for c in expected]
+    assert data["params"]["level"] == 7
+    # The names line reads back as the same deal.
+    assert tuple(card(n) for n in data["names"]) == expected
+
+
+def test_quota_deal_json_matches_the_library() -> None:
+    result = run(["deal", "three-towers", *QUOTA_ARGS, "--seed", "77", "--json"])
+    assert json.loads(result.stdout)["deal"] == [c.code for c in QUOTA_GAME.deal(77)]
+
+
+def test_deal_without_a_seed_prints_the_drawn_seed() -> None:
+    result = run(["deal", "three-towers", "--level", "4"])
+    assert result.exit_code == 0
+    match = re.search(r"seed (\d+) \(drawn at random\)", result.stdout)
+    assert match is not None
+    expected = ThreeTowers(level=4).deal(int(match.group(1)))
+    assert ", ".join(c.name for c in expected) in result.stdout
+
+
+def test_games_lists_the_registry() -> None:
+    result = run(["games"])
+    assert result.exit_code == 0
+    for word in ("three-towers", "level", "--move-limit", "2..9", "moons"):
+        assert word in result.stdout
+    data = json.loads(run(["games", "--json"]).stdout)
+    (tt,) = [g for g in data if g["name"] == "three-towers"]
+    params = {p["name"]: p for p in tt["parameters"]}
+    assert params["level"]["default"] == 9 and params["level"]["maximum"] == 9
+    assert params["suited_cards"]["option"] == "--cards"
+
+
+# ---- verify --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def won_record(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
+    seed, line = next(
+        (s, found) for s in range(50) if (found := shortest_win(QUOTA_GAME, s)) is not None
+    )
+    state = QUOTA_GAME.new_state(seed)
+    for code in line:
+        state.push_code(code)
+    path = tmp_path / "record.json"
+    path.write_text(state.record().to_json(), encoding="utf-8")
+    return path, json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_verify_accepts_a_good_record(won_record: tuple[Path, dict[str, Any]]) -> None:
+    path, data = won_record
+    result = run(["verify", str(path)])
+    assert result.exit_code == 0
+    assert flat(result.stdout) == f"OK: {data['outcome']['summary']}"
+    from_stdin = run(["verify", "-"], input=path.read_text(encoding="utf-8"))
+    assert from_stdin.exit_code == 0 and from_stdin.stdout.startswith("OK:")
+
+
+def test_verify_rejects_a_changed_outcome(
+    won_record: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    _, data = won_record
+    data["outcome"]["degree"] += 1
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(data), encoding="utf-8")
+    result = run(["verify", str(tampered)])
+    assert result.exit_code == 1
+    assert "the record claims" in result.stderr
+
+
+def test_verify_rejects_a_changed_move(
+    won_record: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    _, data = won_record
+    data["moves"] = data["moves"][:-1]  # the winning move removed: the check did not end
+    tampered = tmp_path / "short.json"
+    tampered.write_text(json.dumps(data), encoding="utf-8")
+    result = run(["verify", str(tampered)])
+    assert result.exit_code == 1
+    assert "still in progress" in result.stderr
+    data["moves"][0] = "99"
+    result = run(["verify", "-"], input=json.dumps(data))
+    assert result.exit_code == 1
+    assert "move 1 (99) cannot be replayed" in flat(result.stderr)
+
+
+def test_verify_rejects_garbage() -> None:
+    result = run(["verify", "-"], input="not json")
+    assert result.exit_code == 1
+    assert "not valid JSON" in result.stderr
+
+
+# ---- the installed console script ----------------------------------------------------------------
+
+
+def test_installed_console_script_plays_through_a_pipe() -> None:
+    script = shutil.which("skillcheck")
+    assert script is not None, "the console script is missing: run pip install -e ."
+    done = subprocess.run(
+        [script, "play", "three-towers", *QUOTA_ARGS, "--seed", "3"],
+        input="d1\nq\ny\n",
+        capture_output=True,
+        text=True,
+        env={**os.environ, **TERMINAL},
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "FAILURE" in done.stdout and "Seed 3" in done.stdout
+    assert "Traceback" not in done.stderr
