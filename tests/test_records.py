@@ -299,7 +299,7 @@ def test_verify_names_a_tampered_degree_even_when_summaries_match() -> None:
     state.concede()
     data = state.record().to_dict()
     data["outcome"]["degree"] = 5
-    with pytest.raises(RecordError, match="degree 5.*degree -3"):
+    with pytest.raises(RecordError, match=r"degree 5.*degree -3"):
         verify(GameRecord.from_dict(data))
 
 
