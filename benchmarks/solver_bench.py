@@ -1,0 +1,112 @@
+"""Benchmark the perfect-information solver over seeded deals.
+
+    python3 benchmarks/solver_bench.py --level 9 --deals 200 --seconds-per-deal 5
+    python3 benchmarks/solver_bench.py --quota-suit moons --skill 8 --quota 8 --deals 200
+
+Seeds 0..N-1 are dealt with ``ThreeTowers(...).deal(seed)``; every "win" certificate is replayed
+through the rules engine. Prints decided %, median/p90 time and wins/losses/unknown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+from skillcheck.engine import Status
+from skillcheck.solver import solve
+from skillcheck.three_towers import ThreeTowers
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    k = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--level", type=int, default=9)
+    ap.add_argument("--spaces", type=int, default=5)
+    ap.add_argument("--deals", type=int, default=200)
+    ap.add_argument("--first-seed", type=int, default=0)
+    ap.add_argument("--seconds-per-deal", type=float, default=5.0)
+    ap.add_argument("--max-states", type=int, default=0, help="0: no state limit")
+    ap.add_argument("--ivory", metavar="SUIT", help="Ivory variant of this suit")
+    ap.add_argument("--quota-suit", metavar="SUIT", help="quota check of this suit")
+    ap.add_argument("--skill", type=int)
+    ap.add_argument("--quota", type=int)
+    ap.add_argument("--verbose", action="store_true", help="one line per deal")
+    args = ap.parse_args(argv)
+
+    params = {"level": args.level, "spaces": args.spaces}
+    if args.quota_suit:
+        game = ThreeTowers.quota_check(args.quota_suit, args.skill, args.quota, **params)
+    elif args.ivory:
+        game = ThreeTowers.ivory(args.ivory, **params)
+    else:
+        game = ThreeTowers(**params)
+    console = Console(stderr=True)
+    counts = {"win": 0, "loss": 0, "unknown": 0}
+    times: list[float] = []
+    decided_times: list[float] = []
+    states: list[int] = []
+    began = time.perf_counter()
+    with Progress(
+        "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+        TimeElapsedColumn(), console=console,
+    ) as progress:  # fmt: skip
+        task = progress.add_task(game.describe(), total=args.deals)
+        for seed in range(args.first_seed, args.first_seed + args.deals):
+            deal = game.deal(seed)
+            sol = solve(
+                game, deal, max_states=args.max_states or None,
+                max_seconds=args.seconds_per_deal,
+            )  # fmt: skip
+            if sol.result == "win":
+                state = game.state_from_deal(deal)
+                for move in sol.moves:
+                    state.push(move)
+                if state.status is not Status.WON:
+                    raise SystemExit(f"seed {seed}: the certificate does not win")
+            counts[sol.result] += 1
+            times.append(sol.seconds)
+            states.append(sol.states)
+            if sol.result != "unknown":
+                decided_times.append(sol.seconds)
+            if args.verbose:
+                progress.console.print(
+                    f"seed {seed}: {sol.result} {sol.seconds:.2f}s {sol.states} states "
+                    f"{len(sol.moves)} moves"
+                )
+            progress.update(task, advance=1, description=(
+                f"{game.describe()}  win {counts['win']} loss {counts['loss']} "
+                f"unknown {counts['unknown']}"
+            ))  # fmt: skip
+    n = len(times)
+    decided = counts["win"] + counts["loss"]
+    print(game.describe())
+    print(f"deals: {n} (seeds {args.first_seed}..{args.first_seed + n - 1}), "
+          f"budget {args.seconds_per_deal:g} s per deal")  # fmt: skip
+    print(f"decided: {decided}/{n} = {100 * decided / max(1, n):.1f} %  "
+          f"(win {counts['win']}, loss {counts['loss']}, unknown {counts['unknown']})")  # fmt: skip
+    print(f"time per deal: median {statistics.median(times):.3f} s, "
+          f"p90 {percentile(times, 0.9):.3f} s, max {max(times):.3f} s")  # fmt: skip
+    if decided_times:
+        print(f"decided deals: median {statistics.median(decided_times):.3f} s")
+    print(f"states: median {statistics.median(states):.0f}; total wall "
+          f"{time.perf_counter() - began:.1f} s")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,178 @@
+"""The perfect-information solver agrees with an independent brute force on small deals."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from skillcheck.cards import Card
+from skillcheck.engine import Status
+from skillcheck.solver import Solution, solve
+from skillcheck.three_towers import ThreeTowers, ThreeTowersState
+
+
+def brute_force(game: ThreeTowers, state: ThreeTowersState) -> bool:
+    """Exhaustive DFS over the library's own states: push, undo, legal_moves, with a visited set
+    of position codes (the move count left out). A lost check refuses undo, so a move is first
+    tried on a copy and only pushed when the check goes on."""
+
+    def key(s: ThreeTowersState) -> str:
+        return s.code().rsplit(" ", 1)[0]
+
+    if state.status is Status.WON:
+        return True
+    if state.is_terminal():
+        return False
+    seen = {key(state)}
+    stack = [list(state.legal_moves)]
+    while stack:
+        if not stack[-1]:
+            stack.pop()
+            if stack:
+                state.undo()
+            continue
+        move = stack[-1].pop()
+        trial = state.copy()
+        trial.push(move)
+        k = key(trial)  # type: ignore[arg-type]
+        if k in seen:
+            continue
+        seen.add(k)
+        if trial.status is Status.WON:
+            return True
+        if trial.is_terminal():
+            continue
+        state.push(move)
+        stack.append(list(state.legal_moves))
+    return False
+
+
+def replays_to_win(game: ThreeTowers, deal: Sequence[Card], sol: Solution) -> bool:
+    state = game.state_from_deal(deal)
+    for move in sol.moves:
+        state.push(move)
+    return state.status is Status.WON
+
+
+def check(game: ThreeTowers, seed: int) -> str:
+    deal = game.deal(seed)
+    sol = solve(game, deal, max_states=None)
+    expected = brute_force(game, game.state_from_deal(deal))
+    assert sol.result == ("win" if expected else "loss"), (game.describe(), seed)
+    if sol.result == "win":
+        assert replays_to_win(game, deal, sol)
+    else:
+        assert sol.moves == ()
+    return sol.result
+
+
+CASES = [
+    (ThreeTowers(level=level, spaces=spaces), seeds)
+    for level, spaces, seeds in [
+        (2, 3, 4), (3, 3, 10), (3, 4, 6), (4, 3, 12), (4, 4, 12), (4, 5, 6),
+        (5, 3, 10), (5, 4, 4), (5, 5, 2),
+    ]
+] + [
+    (ThreeTowers.ivory("moons", level=4, spaces=4), 10),
+    (ThreeTowers.ivory("knots", level=4, spaces=5), 6),
+    (ThreeTowers.ivory("wyrms", level=5, spaces=4), 3),
+    (ThreeTowers.quota_check("moons", 3, 3, level=5, spaces=3), 10),
+    (ThreeTowers.quota_check("suns", 4, 3, level=5, spaces=3), 10),
+    (ThreeTowers.quota_check("leaves", 4, 4, level=6, spaces=3), 6),
+    (ThreeTowers.quota_check("waves", 2, 2, level=4, spaces=3), 6),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("game", "seeds"), CASES, ids=lambda v: getattr(v, "describe", str)())
+def test_agrees_with_brute_force(game: ThreeTowers, seeds: int) -> None:
+    results = {check(game, seed) for seed in range(seeds)}
+    assert results <= {"win", "loss"}
+
+
+def test_sample_holds_wins_and_losses() -> None:
+    results = [check(ThreeTowers(level=4, spaces=4), seed) for seed in range(12)]
+    assert "win" in results and "loss" in results
+    quota = ThreeTowers.quota_check("suns", 4, 3, level=5, spaces=3)
+    results = [check(quota, seed) for seed in range(6)]
+    assert "win" in results and "loss" in results
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("level", "spaces", "seeds"), [(5, 4, 10), (6, 3, 6), (5, 5, 8)])
+def test_agrees_with_brute_force_larger(level: int, spaces: int, seeds: int) -> None:
+    game = ThreeTowers(level=level, spaces=spaces)
+    for seed in range(seeds):
+        check(game, seed)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_level_6_certificates_replay(seed: int) -> None:
+    game = ThreeTowers(level=6)
+    deal = game.deal(seed)
+    sol = solve(game, deal)
+    assert sol.result == "win"
+    assert replays_to_win(game, deal, sol)
+
+
+def test_level_8_certificate_replays() -> None:
+    game = ThreeTowers(level=8)
+    deal = game.deal(0)
+    sol = solve(game, deal, max_seconds=20)
+    assert sol.result in ("win", "unknown")
+    if sol.result == "win":
+        assert replays_to_win(game, deal, sol)
+
+
+def test_tiny_budget_is_unknown() -> None:
+    game = ThreeTowers(level=9)
+    sol = solve(game, game.deal(1), max_states=50)
+    assert sol.result == "unknown"
+    assert sol.moves == ()
+    assert sol.states <= 50
+    sol = solve(game, game.deal(1), max_states=None, max_seconds=0.01)
+    assert sol.result == "unknown"
+
+
+def test_solves_from_a_live_position() -> None:
+    game = ThreeTowers(level=5, spaces=5)
+    deal = game.deal(3)
+    first = solve(game, deal)
+    assert first.result == "win"
+    state = game.state_from_deal(deal)
+    for move in first.moves[:5]:
+        state.push(move)
+    again = solve(game, deal, start=state)
+    assert again.result == "win"
+    for move in again.moves:
+        state.push(move)
+    assert state.status is Status.WON
+
+
+def test_live_position_agrees_with_brute_force() -> None:
+    game = ThreeTowers(level=5, spaces=4)
+    for seed in range(6):
+        deal = game.deal(seed)
+        state = game.state_from_deal(deal)
+        for _ in range(3):
+            moves = list(state.legal_moves)
+            if not moves or state.is_terminal():
+                break
+            state.push(moves[-1])
+        if state.is_terminal():
+            continue
+        sol = solve(game, deal, start=state, max_states=None)
+        expected = brute_force(game, state.copy())  # type: ignore[arg-type]
+        assert sol.result == ("win" if expected else "loss")
+        if sol.result == "win":
+            for move in sol.moves:
+                state.push(move)
+            assert state.status is Status.WON
+
+
+def test_finished_start_position() -> None:
+    game = ThreeTowers.quota_check("moons", 2, 1, level=4, spaces=3)
+    deal = game.deal(0)
+    state = game.state_from_deal(deal)
+    sol = solve(game, deal, start=state)
+    assert sol.result in ("win", "loss")
