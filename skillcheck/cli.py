@@ -1,4 +1,4 @@
-"""The command line: ``skillcheck play | deal | deck | games | verify``.
+"""The command line: ``skillcheck play | deal | deck | games | verify | solve | autoplay | odds``.
 
 Every game parameter goes through the library (``ThreeTowers.from_options``), so the messages a
 person sees for bad parameters are the library's. Library errors are printed in red on stderr
@@ -56,6 +56,8 @@ __all__ = ["FRONTENDS", "Frontend", "GameOptions", "main"]
 #: errors); ``verify`` uses 1 for a record that does not check out.
 EXIT_ERROR = 2
 EXIT_INVALID_RECORD = 1
+#: The solver budget (positions) for proving a live check can no longer be won.
+DEAD_CHECK_STATES = 200_000
 
 SUIT_STYLES: dict[Suit, str] = {
     Suit.MOONS: "bright_blue",
@@ -549,8 +551,12 @@ def play_check(
     seed: int,
     replay: list[str],
     record: Path | None,
+    end_when_lost: bool = False,
 ) -> State[Any]:
-    """Play one check in the terminal; returns the final state."""
+    """Play one check in the terminal; returns the final state.
+
+    With ``end_when_lost`` (a GM's option) the check ends as soon as the solver proves that the
+    true deck leaves no winning line."""
     state = game.new_state(seed)
     player = _Player(console)
     notice: RenderableType | None = Text(
@@ -617,6 +623,12 @@ def play_check(
                 # Described from the observation before the move, which was legal there.
                 description = frontend.describe_move(game, observation, move)
                 notice = Text.assemble(("✓ ", "green"), f"{move.code}  ", description)
+                if (
+                    end_when_lost
+                    and not state.is_terminal()
+                    and state.end_if_unwinnable(max_states=DEAD_CHECK_STATES)
+                ):
+                    ended_by = "No winning line remains with the cards left: the check ends."
     if ended_by is not None:
         notice = Text(ended_by, style="dim")
     _show_end(console, player, game, frontend, state, notice, replay, record)
@@ -703,7 +715,14 @@ def main() -> None:
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
     help="Write the game record (JSON) to this file at the end.",
 )
-def play(game_name: str, seed: int | None, record: Path | None, **kwargs: Any) -> None:
+@click.option(
+    "--end-when-lost",
+    is_flag=True,
+    help="End the check as soon as the solver proves it can no longer be won.",
+)
+def play(
+    game_name: str, seed: int | None, record: Path | None, end_when_lost: bool, **kwargs: Any
+) -> None:
     """Play a check of GAME (three-towers) in the terminal.
 
     GAME is a registered game (see `skillcheck games`). The seed is shown when the check is
@@ -721,12 +740,14 @@ def play(game_name: str, seed: int | None, record: Path | None, **kwargs: Any) -
         game = frontend.build(options)
         seed = draw_seed() if seed is None else validate_seed(seed)
     replay = ["skillcheck", "play", game_name, *options.flags(), "--seed", str(seed)]
+    if end_when_lost:
+        replay.append("--end-when-lost")
     if sys.stdin.isatty():
         with suppress(ImportError):  # line editing and history at the prompt (not everywhere)
             import readline  # noqa: F401
     with _library_errors():
         try:
-            play_check(_stdout(), game, frontend, seed, replay, record)
+            play_check(_stdout(), game, frontend, seed, replay, record, end_when_lost)
         except KeyboardInterrupt:
             _fail("interrupted", 130)
 
@@ -879,6 +900,363 @@ def verify_command(record_file: TextIO) -> None:
         outcome.summary if outcome is not None else f"in progress after {len(state.moves)} moves"
     )
     _stdout().print(Text.assemble(("OK", "bold green"), f": {summary}"), soft_wrap=True)
+
+
+# ---- analysis: solve, autoplay, odds -------------------------------------------------------------
+
+
+def _three_towers_only(game_name: str, command: str) -> None:
+    if game_class(game_name) is not ThreeTowers:
+        _fail(f"{command} knows only three-towers so far")
+
+
+def game_from_deal(
+    deal_text: str, spaces: int | None, suit: str | None, quota: int | None, **params: Any
+) -> tuple[ThreeTowers, tuple[Card, ...]]:
+    """The game an explicit deal implies: its level is the highest rank dealt; a suit alone is
+    the ivory goal; a suit and a quota make a quota check whose suited cards are the deal's."""
+    from skillcheck.cards import parse_cards
+
+    cards = parse_cards(deal_text)
+    numerals = [c for c in cards if c.rank is not None and c.rank.is_numeral]
+    if not numerals:
+        raise ParseError("the deal holds no numerals 2-9: give the deck order, top card first")
+    level = max(int(c.rank) for c in numerals if c.rank is not None)
+    if spaces is not None:
+        params["spaces"] = spaces
+    if suit is not None and quota is not None:
+        chosen = [c for c in cards if c.bears(Suit.parse(suit))]
+        game = ThreeTowers.from_options(
+            suit=suit, quota=quota, suited_cards=chosen or None, level=level, **params
+        )
+    else:
+        if quota is not None:
+            raise ParseError("--quota needs --suit: the quota is a height of one suit's tower")
+        game = ThreeTowers.from_options(suit=suit, level=level, **params)
+    game.state_from_deal(cards)  # the deal must be exactly this game's deck
+    return game, cards
+
+
+def _move_json(move: TowerMove) -> dict[str, Any]:
+    return {"from": "deck" if move.source == DECK else move.source, "to": move.target}
+
+
+@main.command()
+@click.argument("game_name", metavar="GAME")
+@click.option(
+    "--deal",
+    "deal_text",
+    metavar="CARDS",
+    help="The deck order, top card first: names or codes separated by commas.",
+)
+@_game_options
+@click.option("--seed", type=int, help="Solve the deal of this seed (with the game options).")
+@click.option(
+    "--max-states",
+    type=int,
+    default=2_000_000,
+    show_default=True,
+    help="Give up (result unknown) after this many positions.",
+)
+@click.option("--max-seconds", type=float, help="Give up (result unknown) after this long.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def solve(
+    game_name: str, deal_text: str | None, seed: int | None, max_states: int,
+    max_seconds: float | None, as_json: bool, **kwargs: Any,
+) -> None:  # fmt: skip
+    """Solve a deal of GAME with perfect information: win (with a winning line), loss (a proof
+    that no line exists) or unknown (the budget ran out).
+
+    \b
+    Without --suit the goal is the standard one; --suit alone is Ivory; --suit with --quota is
+    the quota check. With --deal the level follows from the cards dealt.
+
+    \b
+    Examples:
+      skillcheck solve three-towers --deal "Author,Desert,Origin,Journey,Painter,Savage"
+      skillcheck solve three-towers --seed 7 --suit moons --skill 6 --quota 5 --json
+    """
+    from skillcheck.solver import solve as solve_deal
+
+    options = _options_from(kwargs)
+    with _library_errors():
+        _three_towers_only(game_name, "solve")
+        if deal_text is not None:
+            if seed is not None:
+                raise ParseError("give either --deal or --seed, not both")
+            game, cards = game_from_deal(
+                deal_text, options.spaces, options.suit, options.quota,
+                undo=options.undo, move_limit=options.move_limit,
+            )  # fmt: skip
+        else:
+            game = build_three_towers(options)
+            seed = draw_seed() if seed is None else validate_seed(seed)
+            cards = game.deal(seed)
+        solution = solve_deal(game, cards, max_states=max_states, max_seconds=max_seconds)
+    if as_json:
+        _print_json({
+            "result": solution.result,
+            "moves": [_move_json(m) for m in solution.moves],
+            "codes": [m.code for m in solution.moves],
+            "states": solution.states,
+            "seconds": round(solution.seconds, 4),
+            "game": game.name, "params": game_params(game), "seed": seed,
+            "deal": [c.code for c in cards],
+        })  # fmt: skip
+        return
+    console = _stdout()
+    console.print(Text(game.describe(), style="bold"))
+    if seed is not None:
+        console.print(f"seed {seed}")
+    style = {"win": "bold green", "loss": "bold red", "unknown": "bold yellow"}[solution.result]
+    console.print(
+        Text.assemble(
+            ("Result ", "bold"),
+            (solution.result.upper(), style),
+            f"  ({solution.states:,} positions, {solution.seconds:.2f} s)",
+        )
+    )
+    if solution.result == "loss":
+        console.print("No sequence of legal moves wins this deal (every position was searched).")
+    elif solution.result == "unknown":
+        console.print("The budget ran out first: raise --max-states or --max-seconds.")
+    else:
+        state = game.state_from_deal(cards)
+        console.print(f"A winning line of {len(solution.moves)} moves:")
+        for number, move in enumerate(solution.moves, 1):
+            description = describe_three_towers_move(game, state.observation(), move)
+            state.push(move)
+            console.print(Text.assemble(f"{number:4d}. ", (move.code, "bold"), "  ", description))
+
+
+@main.command()
+@click.argument("game_name", metavar="GAME")
+@_game_options
+@click.option("--seed", type=int, help="Deal from this seed (default: a fresh random seed).")
+@click.option(
+    "--bot",
+    type=click.Choice(["fast", "strong"]),
+    default="fast",
+    show_default=True,
+    help="fast: a heuristic; strong: samples deck orders and solves them.",
+)
+@click.option(
+    "--record",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Write the game record (JSON) to this file.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the game record as JSON.")
+def autoplay(
+    game_name: str, seed: int | None, bot: str, record: Path | None, as_json: bool,
+    **kwargs: Any,
+) -> None:  # fmt: skip
+    """Let a fair bot play a check of GAME (it sees only what a player sees): an NPC's check.
+
+    \b
+    Example:
+      skillcheck autoplay three-towers --suit suns --skill 6 --quota 4 --bot strong
+    """
+    from skillcheck.bots import autoplay as run_bot
+
+    options = _options_from(kwargs)
+    with _library_errors():
+        _three_towers_only(game_name, "autoplay")
+        game = build_three_towers(options)
+        seed = draw_seed() if seed is None else validate_seed(seed)
+        state = run_bot(game, bot, seed)
+    if record is not None:
+        record.write_text(state.record().to_json() + "\n", encoding="utf-8")
+    if as_json:
+        click.echo(state.record().to_json())
+        return
+    console = _stdout()
+    console.print(Text(f"{game.describe()} · {bot} bot · seed {seed}", style="bold"))
+    console.print(render_three_towers(game, state.observation(), None, False))
+    assert state.outcome is not None
+    console.print(_outcome_panel(state.outcome, state))
+
+
+def parse_range(text: str, name: str) -> list[int]:
+    """``3``, ``1..8`` or ``2,4,6`` as a list of whole numbers."""
+    try:
+        if ".." in text:
+            low, high = (int(part) for part in text.split("..", 1))
+            values = list(range(low, high + 1))
+        else:
+            values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise ParseError(
+            f"cannot read {name} {text!r}: give a number, a range like 1..8, or a list like 2,4,6"
+        ) from None
+    if not values:
+        raise ParseError(f"{name} {text!r} is empty: give a number, a range or a list")
+    return values
+
+
+@main.command()
+@click.argument("game_name", metavar="GAME")
+@click.option("--suit", help="The quota check's suit; without it, the standard game per level.")
+@click.option(
+    "--skill",
+    "skills",
+    default="1..8",
+    show_default=True,
+    help="Skills: a number, a range (1..8) or a list (2,4,6).",
+)
+@click.option(
+    "--quota",
+    "quotas",
+    default="1..8",
+    show_default=True,
+    help="Quotas: a number, a range or a list (cells with quota > skill are skipped).",
+)
+@click.option(
+    "--level",
+    "levels",
+    default="9",
+    show_default=True,
+    help="Level (a range such as 6..9 for the standard game's table).",
+)
+@click.option("--spaces", type=int, default=5, show_default=True, help="Tower spaces, 3..8.")
+@click.option("--deals", type=int, default=200, show_default=True, help="Deals per cell.")
+@click.option(
+    "--bot",
+    "bots",
+    multiple=True,
+    type=click.Choice(["perfect", "fast", "strong"]),
+    help="Methods to compare (repeat the option); default: perfect and fast.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Master seed: the same seed gives the same table.",
+)
+@click.option("--workers", type=int, help="Worker processes (default: one per core).")
+@click.option(
+    "--solver-states",
+    type=int,
+    default=500_000,
+    show_default=True,
+    help="Perfect play: positions per deal before a deal counts as undecided.",
+)
+@click.option(
+    "--csv",
+    "csv_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the table as CSV.",
+)
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the table as JSON.",
+)
+@click.option(
+    "--png",
+    "png_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write a heatmap (needs matplotlib).",
+)
+def odds(
+    game_name: str, suit: str | None, skills: str, quotas: str, levels: str, spaces: int,
+    deals: int, bots: tuple[str, ...], seed: int, workers: int | None, solver_states: int,
+    csv_path: Path | None, json_path: Path | None, png_path: Path | None,
+) -> None:  # fmt: skip
+    """Success probabilities with 95 % confidence intervals (Wilson), perfect play beside the
+    fair bots, over seeded deals on every core.
+
+    \b
+    Examples:
+      skillcheck odds three-towers --suit moons --skill 1..8 --quota 1..8 --deals 100
+      skillcheck odds three-towers --level 6..9 --deals 50 --bot perfect --bot fast
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from skillcheck.odds import quota_odds, standard_odds
+
+    methods = list(bots) or ["perfect", "fast"]
+    with _library_errors():
+        _three_towers_only(game_name, "odds")
+        validate_seed(seed)
+        level_list = parse_range(levels, "level")
+        if workers is not None and workers < 1:
+            raise ParseError(f"workers {workers} is not allowed: give at least 1")
+        progress = Progress(
+            "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+            TimeRemainingColumn(), console=_stderr(), transient=True,
+        )  # fmt: skip
+        with progress, ProcessPoolExecutor(max_workers=workers) as pool:
+            task = progress.add_task("playing deals", total=None)
+
+            def update(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
+
+            if suit is None:
+                table = standard_odds(
+                    level_list, spaces=spaces, deals=deals, methods=methods, seed=seed,
+                    executor=pool, progress=update, solver_states=solver_states,
+                )  # fmt: skip
+            else:
+                if len(level_list) != 1:
+                    raise ParseError("a quota table is for one level: give --level N")
+                table = quota_odds(
+                    suit, parse_range(skills, "skill"), parse_range(quotas, "quota"),
+                    level=level_list[0], spaces=spaces, deals=deals, methods=methods, seed=seed,
+                    executor=pool, progress=update, solver_states=solver_states,
+                )  # fmt: skip
+        if csv_path is not None:
+            csv_path.write_text(table.to_csv(), encoding="utf-8")
+        if json_path is not None:
+            json_path.write_text(table.to_json() + "\n", encoding="utf-8")
+        if png_path is not None:
+            table.heatmap(png_path)
+    _print_odds(table)
+
+
+def _print_odds(table: Any) -> None:
+    console = _stdout()
+    quota_table = table.suit is not None
+    title = (
+        f"Quota checks · {table.suit.value} · {table.spaces} spaces"
+        if quota_table
+        else f"Three Towers · {table.spaces} spaces"
+    ) + f" · {table.deals} deals per cell · seed {table.seed}"
+    out = Table(title=title, title_justify="left")
+    keys: list[tuple[int, int | None, int | None]] = []
+    for cell in table.cells:
+        key = (cell.level, cell.skill, cell.quota)
+        if key not in keys:
+            keys.append(key)
+    if quota_table:
+        out.add_column("level", justify="right")
+        out.add_column("skill", justify="right")
+        out.add_column("quota", justify="right")
+    else:
+        out.add_column("level", justify="right")
+    for method in table.methods:
+        out.add_column(f"{method}\nrate [95 % CI]", justify="right")
+    undecided = 0
+    for level, skill, quota in keys:
+        row = [str(level)] + ([str(skill), str(quota)] if quota_table else [])
+        for method in table.methods:
+            cell = table.cell(method, level=level, skill=skill, quota=quota)
+            if cell is None:
+                row.append("")
+                continue
+            low, high = cell.interval
+            undecided += cell.undecided
+            row.append(f"{100 * cell.rate:5.1f} % [{100 * low:.0f}–{100 * high:.0f}]")
+        out.add_row(*row)
+    console.print(out)
+    if undecided:
+        console.print(Text(
+            f"{undecided} perfect-play games were undecided within the solver budget and count as "
+            "failures: the perfect rates are lower bounds (raise --solver-states).", style="yellow",
+        ))  # fmt: skip
 
 
 if __name__ == "__main__":  # pragma: no cover

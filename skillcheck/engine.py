@@ -65,6 +65,8 @@ class EndReason(enum.Enum):
     NO_LEGAL_MOVES = "no_legal_moves"
     MOVE_LIMIT = "move_limit"
     CONCEDED = "conceded"
+    #: The true deck leaves no winning line (proved by exhaustive search; GMs may enable this).
+    UNWINNABLE = "unwinnable"
 
 
 @frozen
@@ -134,6 +136,11 @@ class Game(ABC, Generic[MoveT]):
     @abstractmethod
     def state_from_code(self, code: str) -> State[MoveT]:
         """A state from a full position code (as :meth:`State.code` writes it)."""
+
+    def can_win(self, state: State[MoveT], *, max_states: int = 200_000) -> bool | None:
+        """Whether ``state`` can still be won with its true (hidden) cards: True, False (a
+        proof), or None when unknown within the budget. Games with a solver override this."""
+        return None
 
     @classmethod
     @abstractmethod
@@ -304,6 +311,17 @@ class State(ABC, Generic[MoveT]):
         self._require_in_progress("concede")
         self._outcome = self._loss_outcome(EndReason.CONCEDED)
         return self._outcome
+
+    def end_if_unwinnable(self, *, max_states: int = 200_000) -> bool:
+        """End the check as lost if the game proves no winning line remains (within the budget).
+
+        Returns True if the check was ended. Deterministic: the budget is in states, not time.
+        """
+        self._require_in_progress("check for a dead position")
+        if self.game.can_win(self, max_states=max_states) is False:
+            self._outcome = self._loss_outcome(EndReason.UNWINNABLE)
+            return True
+        return False
 
     def _evaluate(self) -> Outcome | None:
         goal = self._goal_outcome()

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 __all__ = ["RECORD_FORMAT", "GameRecord", "verify"]
 
 RECORD_FORMAT = "skillcheck-record/1"
+#: The search budget verify() spends re-proving an "unwinnable" ending.
+UNWINNABLE_PROOF_STATES = 5_000_000
 
 
 def _moves(value: Iterable[str]) -> tuple[str, ...]:
@@ -141,12 +143,19 @@ class GameRecord:
                     state.push_code(code)
             except SkillcheckError as exc:
                 raise RecordError(f"move {number} ({code}) cannot be replayed: {exc}") from None
-        if self.outcome is not None and self.outcome.reason is EndReason.CONCEDED:
+        reason = self.outcome.reason if self.outcome is not None else None
+        if reason in (EndReason.CONCEDED, EndReason.UNWINNABLE):
             if state.is_terminal():
                 raise RecordError(
-                    "the record says the player conceded, but the check had already ended"
+                    f"the record says the check ended as {reason.value}, but it had already ended"
                 )
-            state.concede()
+            if reason is EndReason.CONCEDED:
+                state.concede()
+            elif not state.end_if_unwinnable(max_states=UNWINNABLE_PROOF_STATES):
+                raise RecordError(
+                    "the record says no winning line remained, but that cannot be proved: "
+                    "the position may still be winnable"
+                )
         return state
 
 

@@ -216,6 +216,13 @@ class ThreeTowers(Game[TowerMove]):
                     f"{', '.join(c.short_name for c in variant.suited_cards)}",
                 )
 
+    def can_win(self, state: State[TowerMove], *, max_states: int = 200_000) -> bool | None:
+        from skillcheck.solver import solve
+
+        assert isinstance(state, ThreeTowersState)
+        result = solve(self, (), start=state, max_states=max_states).result
+        return None if result == "unknown" else result == "win"
+
     # -- convenience constructors
     @classmethod
     def quota_check(
@@ -309,6 +316,11 @@ class ThreeTowers(Game[TowerMove]):
         cards = list(self.deck(suited))
         rng.shuffle(cards)
         return tuple(cards)
+
+    def new_state(self, seed: int | None = None) -> ThreeTowersState:
+        state = super().new_state(seed)
+        assert isinstance(state, ThreeTowersState)
+        return state
 
     def state_from_deal(self, deal: Sequence[Card], seed: int | None = None) -> ThreeTowersState:
         cards = tuple(Card.parse(c) for c in deal)
@@ -659,6 +671,7 @@ class ThreeTowersState(State[TowerMove]):
             EndReason.NO_LEGAL_MOVES: "no legal move remains",
             EndReason.MOVE_LIMIT: f"the move limit of {self.game.move_limit} was reached",
             EndReason.CONCEDED: "the player conceded",
+            EndReason.UNWINNABLE: "no winning line remains with the cards left in the deck",
             EndReason.GOAL: "",
         }[reason]
         variant = self.game.variant
