@@ -1070,7 +1070,7 @@ def autoplay(
         click.echo(state.record().to_json())
         return
     console = _stdout()
-    console.print(Text(f"{game.describe()} · {bot} bot · seed {seed}", style="bold"))
+    console.print(Text(f"{bot} bot · seed {seed}", style="bold"))
     console.print(render_three_towers(game, state.observation(), None, False))
     assert state.outcome is not None
     console.print(_outcome_panel(state.outcome, state))
