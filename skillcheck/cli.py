@@ -959,10 +959,16 @@ def _move_json(move: TowerMove) -> dict[str, Any]:
     help="Give up (result unknown) after this many positions.",
 )
 @click.option("--max-seconds", type=float, help="Give up (result unknown) after this long.")
+@click.option(
+    "--shorten/--no-shorten",
+    default=True,
+    show_default=True,
+    help="Shorten the winning line (the search's own path has many detours).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def solve(
     game_name: str, deal_text: str | None, seed: int | None, max_states: int,
-    max_seconds: float | None, as_json: bool, **kwargs: Any,
+    max_seconds: float | None, shorten: bool, as_json: bool, **kwargs: Any,
 ) -> None:  # fmt: skip
     """Solve a deal of GAME with perfect information: win (with a winning line), loss (a proof
     that no line exists) or unknown (the budget ran out).
@@ -993,6 +999,11 @@ def solve(
             seed = draw_seed() if seed is None else validate_seed(seed)
             cards = game.deal(seed)
         solution = solve_deal(game, cards, max_states=max_states, max_seconds=max_seconds)
+        if solution.result == "win" and shorten:
+            from skillcheck.lines import shorten_line
+
+            line = shorten_line(game, game.state_from_deal(cards), solution.moves)
+            solution = attrs.evolve(solution, moves=line)
     if as_json:
         _print_json({
             "result": solution.result,
