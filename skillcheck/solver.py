@@ -10,17 +10,25 @@ How it works (see also ``/work/shared/reference/three-towers-solving.md``):
 - Cards are small ints ordered by rank, so a tower (whose order follows from its ranks) is a bit
   set: its top card is the lowest set bit. A position is the tuple of tower bit sets; its
   canonical key is that tuple sorted (the deck position follows from the cards on the table).
-- Phase 1, *steered search* (standard and Ivory goals): between adjacent ranks the "shares a
-  suit" relation has few perfect matchings (exactly two for the full deck), so the finished
-  positions are few (128 at level 9). For one target arrangement at a time, a depth-first search
-  orders its moves by how they serve that target (a card onto its intended parent, preferring
-  parents that are already "home", digging out the next card a chain needs, ...). Every target
-  gets a small budget, then budgets grow. Its wins are genuine lines of legal moves.
-- Phase 2, *exhaustive search*: a depth-first search over canonical positions with a
+- Phase 1, a short *exhaustive search* (below) decides small games outright.
+- Phase 2, the *planner* (standard and Ivory goals): between adjacent ranks the "shares a suit"
+  relation has few perfect matchings (exactly two for the full deck), so the finished
+  arrangements are few (128 at level 9). For one arrangement at a time, a greedy best-first
+  search over (towers, deck position) scores a position by the cards still in the deck, the cards
+  not yet home (on their intended parent, in a chain built from its bottom), how many separate
+  runs they form and which sit above their own ancestors, with a bonus per empty space. It moves
+  a tower's top run as a unit when the empty spaces allow (Hanoi-style; expanded into single
+  moves for the certificate), never moves home cards, and breaks ties towards the newest
+  position. Pass i searches the first 2**i arrangements with 3**i times the first share each.
+  Quota checks use the same planner towards a pure chain of ``quota`` cards of the suit (every
+  set of that many suited cards is a goal; sets whose cards come out of the deck highest first
+  are tried first), scoring the chain's cards not home and the cards above them, and keeping an
+  empty space for the chain's bottom card. The planner only finds wins.
+- Phase 3, *exhaustive search*: a depth-first search over canonical positions with a
   transposition set and every legal move (modulo symmetries: all empty spaces are alike, a lone
-  card never moves to an empty space). Only this phase answers "loss", after every reachable
-  position was visited.
-- Quota checks use a steered search towards a pure tower of the suit, then the exhaustive search.
+  card never moves to an empty space). Only this phase (and phase 1) answers "loss", after every
+  reachable position was visited.
+- Every line is replayed on bit sets against the placement rules before it is returned.
 """
 
 from __future__ import annotations
@@ -45,9 +53,6 @@ from skillcheck.three_towers import (
 
 __all__ = ["Result", "Solution", "solve"]
 
-#: Phase 1 hands deck-empty positions to a greedy end-game search (_endgame). Measured worse at
-#: level 9 (it gives up on end games the plain steered search still solves), so it is off.
-_ENDGAME = False
 
 Result = Literal["win", "loss", "unknown"]
 
@@ -352,131 +357,285 @@ def _targets(p: _Problem) -> list[tuple[int, ...]]:
     return out
 
 
-def _home_bits(t: int, parent: Sequence[int]) -> int:
-    """The cards of tower ``t`` that sit, from its bottom up, on their intended parents."""
-    home = 0
-    below = -1
-    x = t
-    while x:
-        c = x.bit_length() - 1  # the highest rank: the bottom of what is left
-        if parent[c] != below:
-            break
-        home |= 1 << c
-        below = c
-        x ^= 1 << c
-    return home
+# ---- the planner: best-first search towards one finished arrangement --------------------------
+
+# A macro move: (source, count, target) moves the top ``count`` cards of tower ``source`` onto
+# tower ``target`` as a unit; (-1, deck index, target) places the deck's card.
+_Macro = tuple[int, int, int]
+
+# Heuristic weights (measured on level-9 deals; see benchmarks/README.md).
+_W_JUNK = 2  # a card not yet home
+_W_BREAK = 3  # ... that does not sit on its intended parent (a separate run to move)
+_W_BURIED = 3  # ... that sits above one of its own ancestors (it must move twice)
+_W_QUOTA = 6  # quota: a card of the pure tower not yet home
+_W_BLOCK = 2  # quota: a card above a card the pure tower still needs
+_W_ROOM = 20  # quota: per chain bottom still in the deck beyond the empty spaces
+#: (weight of a card still in the deck, bonus for an empty space) of the planner's passes, in
+#: turn. Standard: (4, 3) measured better than (4, 0), (5, 4), (3, 3) and mixes of them. Quota:
+#: the two settings solve different deals.
+_WEIGHTS = ((4, 3),)
+_QUOTA_WEIGHTS = ((0, 3), (2, 3))
+#: The planner's share of states per goal in its first pass, and the largest share.
+_FIRST_SHARE = 30_000
+_MAX_SHARE = 1_000_000  # bounds the memory of one search (its seen table)
+#: Games of at most this many cards (level 6) get a longer first exhaustive search.
+_SMALL_GAME = 15
 
 
-def _steer(
-    p: _Problem, parent: Sequence[int]
-) -> Callable[[list[int], int, list[_Move]], list[_Move]]:
-    deck = p.deck
+class _Target:
+    """One goal for the planner, as a parent table: ``parent[c]`` is the card ``c`` must sit on
+    in its chain (-1 for a chain's bottom card, and for cards in no chain). ``tower(t)`` gives a
+    tower's home cards (its bottom run that matches a chain from the chain's bottom) and its cost
+    (an estimate of the work left on it), memoised."""
 
-    def order(towers: list[int], pos: int, moves: list[_Move]) -> list[_Move]:
-        homes = [_home_bits(t, parent) if t else 0 for t in towers]
-        scored: list[tuple[int, _Move]] = []
-        for s, d in moves:
-            if s < 0:
-                x = deck[pos]
+    def __init__(self, p: _Problem, parent: Sequence[int], members: int | None = None) -> None:
+        n = p.n
+        self.parent = tuple(parent)
+        self.quota = members is not None
+        anc = [0] * n
+        chain = [0] * n
+        #: the cards that must end up home (all of them, or a quota's pure chain)
+        self.needed = p.all_bits if members is None else members
+        for c in range(n):
+            x = parent[c]
+            m = 0
+            root = c
+            while x >= 0:
+                m |= 1 << x
+                root = x
+                x = parent[x]
+            anc[c] = m
+            if self.needed >> c & 1:
+                chain[root] |= 1 << c
+        self.anc = anc
+        self.chain = chain
+        self.memo: dict[int, tuple[int, int]] = {}
+
+    def tower(self, t: int) -> tuple[int, int]:
+        """(home cards, cost) of a non-empty tower ``t``."""
+        r = self.memo.get(t)
+        if r is not None:
+            return r
+        cm = self.chain[t.bit_length() - 1]
+        home = 0
+        if cm:
+            d = t ^ cm
+            if d:
+                hb = d.bit_length()
+                home = t >> hb << hb
             else:
-                t = towers[s]
-                x = (t & -t).bit_length() - 1
-                if homes[s] >> x & 1:
-                    continue  # never take a card away from its finished place
-            u = towers[d]
-            if u:
-                y = (u & -u).bit_length() - 1
-                score = (0 if homes[d] >> y & 1 else 20) if parent[x] == y else 40
-            else:
-                score = 0 if parent[x] < 0 else 50
-            if s >= 0:
-                t = towers[s] ^ (1 << x)
-                if t:
-                    z = (t & -t).bit_length() - 1
-                    if parent[x] == z:
-                        score += 30  # breaks a run
-                    if homes[s] >> z & 1:
-                        score -= 15  # exposes a finished chain
-                score += 5
-            scored.append((score, (s, d)))
-        scored.sort()
-        return [m for _, m in scored]
+                home = t
+        junk = t ^ home
+        cost = 0
+        if self.quota:
+            # the pure chain's cards not home, each weighted by the cards above it
+            x = junk & self.needed
+            while x:
+                low = x & -x
+                x ^= low
+                cost += _W_QUOTA + _W_BLOCK * (t & (low - 1)).bit_count()
+            if home:
+                cost += _W_BLOCK * junk.bit_count()
+        else:
+            parent = self.parent
+            anc = self.anc
+            x = junk
+            while x:
+                low = x & -x
+                x ^= low
+                c = low.bit_length() - 1
+                below = t & ~((low << 1) - 1)
+                cost += _W_JUNK
+                if not below or parent[c] != (below & -below).bit_length() - 1:
+                    cost += _W_BREAK
+                if anc[c] & junk & below:
+                    cost += _W_BURIED
+        r = (home, cost)
+        self.memo[t] = r
+        return r
 
-    return order
+
+def _carry(ts: list[int], src: int, k: int, dst: int, free: list[int], out: list[_Move]) -> None:
+    """Move the top ``k`` cards of ``src`` onto ``dst`` one card at a time, through the empty
+    spaces ``free`` (Hanoi-style: half to a free space, the rest to ``dst``, the half back on top);
+    ``k`` must be at most ``2 ** len(free)``. Applies the moves to ``ts`` and appends them."""
+    if k == 1:
+        t = ts[src]
+        bit = t & -t
+        ts[src] = t ^ bit
+        ts[dst] |= bit
+        out.append((src, dst))
+        return
+    spare, rest = free[0], free[1:]
+    half = 1 << len(rest)
+    top = min(k - 1, half)
+    if k - top > half:
+        raise AssertionError("a run too long for the empty spaces")
+    _carry(ts, src, top, spare, rest, out)
+    _carry(ts, src, k - top, dst, rest, out)
+    _carry(ts, spare, top, dst, rest, out)
 
 
-def _endgame(
-    p: _Problem, towers: list[int], parent: Sequence[int], budget: _Budget, limit: int
-) -> list[_Move] | None:
-    """Greedy best-first search for the finished arrangement ``parent`` once the deck is empty;
-    gives up (None) after ``limit`` positions. Not a proof of anything."""
+def _expand(p: _Problem, towers: Sequence[int], macros: Sequence[_Macro]) -> list[_Move]:
+    """The single legal moves of a line of macro moves."""
+    ts = list(towers)
+    out: list[_Move] = []
+    for s, k, d in macros:
+        if s < 0:
+            ts[d] |= p.deck_bits[k]
+            out.append((-1, d))
+        else:
+            free = [j for j, t in enumerate(ts) if not t and j != d]
+            _carry(ts, s, k, d, free, out)
+    return out
+
+
+def _plan(
+    p: _Problem,
+    tg: _Target,
+    towers: Sequence[int],
+    budget: _Budget,
+    limit: int,
+    weights: tuple[int, int],
+) -> tuple[list[_Move] | None, bool]:
+    """Greedy best-first search over (towers, deck position) towards ``tg``, with macro moves
+    (a tower's top run moves as a unit when the empty spaces allow it), home cards never moved,
+    ties broken towards the newest position. Returns (a winning line, whether ``limit`` cut the
+    search short). Finding nothing proves nothing: the search is restricted."""
     onto = p.onto
     spaces = len(towers)
+    ev = tg.tower
+    deck = p.deck
+    nd = len(deck)
+    w_deck, w_empty = weights
+    quota = tg.quota
+    won = p.won
+    needed = tg.needed
+    if quota:
+        # the pure chain's cards still in the deck
+        deck_need = [0] * (nd + 1)
+        for i in range(nd - 1, -1, -1):
+            deck_need[i] = deck_need[i + 1] + (_W_QUOTA * 2 if needed >> deck[i] & 1 else 0)
+    else:
+        deck_need = [0] * (nd + 1)
+    # chain bottoms still in the deck: each needs an empty space when it comes
+    roots = [0] * (nd + 1)
+    for i in range(nd - 1, -1, -1):
+        roots[i] = roots[i + 1] + (1 if tg.chain[deck[i]] else 0)
+    w_room = _W_ROOM if quota else 0
 
-    def score(ts: tuple[int, ...]) -> int:
-        h = 0
-        for t in ts:
-            if not t:
-                continue
-            home = _home_bits(t, parent)
-            h += 4 * (t ^ home).bit_count()
-            x = t ^ home
-            while x:
-                b = x & -x
-                x ^= b
-                c = b.bit_length() - 1
-                if not x or parent[c] != (x & -x).bit_length() - 1:
-                    h += 1
-        return h
-
-    pos = len(p.deck)
     start = tuple(towers)
-    seen: dict[tuple[int, ...], tuple[tuple[int, ...] | None, _Move | None]] = {
+    seen: dict[tuple[int, ...], tuple[tuple[int, ...] | None, _Macro | None]] = {
         tuple(sorted(start)): (None, None)
     }
-    heap: list[tuple[int, int, tuple[int, ...]]] = [(score(start), 0, start)]
+
+    def finish(node: tuple[int, ...] | None) -> list[_Move]:
+        macros: list[_Macro] = []
+        while node is not None:
+            prev, mv = seen[tuple(sorted(node))]
+            if mv is not None:
+                macros.append(mv)
+            node = prev
+        macros.reverse()
+        return _expand(p, start, macros)
+
+    heap: list[tuple[int, int, tuple[int, ...], int]] = [(0, 0, start, 0)]
     counter = 0
-    while heap and counter < limit:
-        _h, _n, cur = heapq.heappop(heap)
-        ts = list(cur)
-        if p.won(ts, pos):
-            moves: list[_Move] = []
-            key: tuple[int, ...] | None = tuple(sorted(cur))
-            while key is not None:
-                prev, mv = seen[key]
-                if mv is not None:
-                    moves.append(mv)
-                key = prev
-            moves.reverse()
-            return moves
-        homes = [_home_bits(t, parent) if t else 0 for t in ts]
-        empty = -1
+    while heap:
+        _h, _n, cur, pos = heapq.heappop(heap)
+        if counter >= limit:
+            return None, True
+        empties = 0
+        first_empty = -1
         for j in range(spaces):
-            if not ts[j]:
-                empty = j
-                break
-        for i in range(spaces):
-            t = ts[i]
-            if not t or homes[i] == t:
-                continue
-            bit = t & -t
-            mask = onto[bit.bit_length() - 1]
+            if not cur[j]:
+                empties += 1
+                if first_empty < 0:
+                    first_empty = j
+        children: list[tuple[tuple[int, ...], int, _Macro]] = []
+        if pos < nd:
+            x = deck[pos]
+            mask = onto[x]
             for j in range(spaces):
-                u = ts[j]
-                if j == i or (u and not mask & u & -u) or (not u and (j != empty or t == bit)):
+                u = cur[j]
+                if u:
+                    if not mask & u & -u:
+                        continue
+                elif j != first_empty:
                     continue
-                nt = list(ts)
-                nt[i] = t ^ bit
-                nt[j] = u | bit
-                tup = tuple(nt)
-                key = tuple(sorted(tup))
-                if key in seen:
-                    continue
-                seen[key] = (tuple(sorted(cur)), (i, j))
-                counter += 1
-                budget.spend()
-                heapq.heappush(heap, (score(tup), counter, tup))
-    return None
+                nt = list(cur)
+                nt[j] = u | 1 << x
+                children.append((tuple(nt), pos + 1, (-1, pos, j)))
+        for i in range(spaces):
+            t = cur[i]
+            if not t:
+                continue
+            x = t ^ ev(t)[0]
+            k = 0
+            run = 0
+            while x:
+                low = x & -x
+                x ^= low
+                k += 1
+                run |= low
+                if k > 1 << empties:
+                    break
+                mask = onto[low.bit_length() - 1]
+                for j in range(spaces):
+                    if j == i:
+                        continue
+                    u = cur[j]
+                    if u:
+                        if not mask & u & -u:
+                            continue
+                    elif j != first_empty or run == t or k > 1 << (empties - 1):
+                        continue
+                    nt = list(cur)
+                    nt[i] = t ^ run
+                    nt[j] = u | run
+                    children.append((tuple(nt), pos, (i, k, j)))
+        for tup, npos, mv in children:
+            key = tuple(sorted(tup))
+            if key in seen:
+                continue
+            seen[key] = (cur, mv)
+            counter += 1
+            budget.spend()
+            if quota and won(tup, npos):
+                return finish(tup), False
+            cost = 0
+            value = w_deck * (nd - npos) + deck_need[npos]
+            room = roots[npos]
+            for t in tup:
+                if t:
+                    cost += ev(t)[1]
+                else:
+                    value -= w_empty
+                    room -= 1
+            if room > 0:
+                value += w_room * room
+            if not cost and npos == nd and not quota and won(tup, npos):
+                return finish(tup), False
+            heapq.heappush(heap, (value + cost, -counter, tup, npos))
+    return None, False
+
+
+def _quota_targets(p: _Problem) -> list[tuple[tuple[int, ...], int]]:
+    """Quota goals: ``quota`` cards of the suit, stacked from the highest down (as parent tables),
+    the sets whose cards come out of the deck in the most helpful order first."""
+    suited = [c for c in range(p.n) if p.suit_bits >> c & 1]
+    when = {c: -1 for c in range(p.n)}
+    for i, c in enumerate(p.deck):
+        when[c] = i
+    out: list[tuple[int, tuple[int, ...], int]] = []
+    for combo in itertools.combinations(sorted(suited, reverse=True), p.quota):
+        parent = [-1] * p.n
+        for hi, lo in itertools.pairwise(combo):
+            parent[lo] = hi
+        late = sum(1 for a, b in itertools.combinations(combo, 2) if when[b] < when[a])
+        out.append((late, tuple(parent), sum(1 << c for c in combo)))
+    out.sort(key=lambda r: r[0])
+    return [(parent, members) for _, parent, members in out]
 
 
 # ---- quota: steer towards a pure tower ------------------------------------------------------
@@ -519,53 +678,65 @@ def _quota_order(p: _Problem) -> Callable[[list[int], int, list[_Move]], list[_M
 
 
 def _first_win(p: _Problem, towers: Sequence[int], line: list[_Move]) -> list[_Move]:
-    """``line`` cut at the first position that wins (the rules engine ends the check there)."""
+    """``line`` cut at the first position that wins (the rules engine ends the check there),
+    after checking every move against the placement rules."""
     ts = list(towers)
     pos = 0
     if p.won(ts, pos):
         return []
     for k, (s, d) in enumerate(line):
         if s < 0:
-            ts[d] |= p.deck_bits[pos]
+            bit = p.deck_bits[pos]
             pos += 1
         else:
             bit = ts[s] & -ts[s]
+            if not bit or s == d:
+                raise AssertionError("the solver's line moves from an empty tower")
             ts[s] ^= bit
-            ts[d] |= bit
+        u = ts[d]
+        if u and not p.onto[bit.bit_length() - 1] & u & -u:
+            raise AssertionError("the solver's line breaks a placement rule")
+        ts[d] = u | bit
         if p.won(ts, pos):
             return line[: k + 1]
     raise AssertionError("the solver's line does not win")
 
 
-def _steered(
-    p: _Problem, budget: _Budget, towers: list[int], share_limit: int
-) -> list[_Move] | None:
-    """Phase 1: steered searches, one finished arrangement at a time, with growing budgets."""
-    targets = _targets(p)
-    share = 1000
-    while targets and share <= share_limit:
+def _planned(p: _Problem, budget: _Budget, towers: list[int]) -> list[_Move] | None:
+    """Phase 2: the planner towards each goal in turn, with growing budgets and, pass by pass,
+    other heuristic weights. None when the budget ran out or every search ended empty-handed."""
+    goals: list[tuple[tuple[int, ...], int | None]]
+    if isinstance(p.variant, Quota):
+        goals = [(parent, members) for parent, members in _quota_targets(p)]
+    else:
+        goals = [(parent, None) for parent in _targets(p)]
+    if not goals:
+        return None
+    built: dict[int, _Target] = {}
+    remaining = budget.limit - budget.states
+    # Pass i gives 2**i goals 3**i times the first pass's share each: measured, a goal's search
+    # more often needs a larger share than another goal.
+    share = max(1000, min(_FIRST_SHARE, remaining // 4))
+    cap = max(share, min(_MAX_SHARE, remaining))
+    count = 1
+    portfolio = _QUOTA_WEIGHTS if isinstance(p.variant, Quota) else _WEIGHTS
+    for attempt in itertools.count():
+        weights = portfolio[attempt % len(portfolio)]
         cut = False
-        for parent in targets:
-            budget.local_limit = min(budget.limit, budget.states + share)
-            ending = max(200, share // 4)
-
-            def endgame(
-                ts: list[int], parent: Sequence[int] = parent, ending: int = ending
-            ) -> list[_Move] | None:
-                return _endgame(p, ts, parent, budget, ending)
-
-            try:
-                line = _Search(
-                    p, budget, _steer(p, parent), endgame=endgame if _ENDGAME else None
-                ).run(list(towers), 0)
-            except _LocalOut:
-                cut = True
-                continue
+        for index, (parent, members) in enumerate(goals[:count]):
+            tg = built.get(index)
+            if tg is None:
+                tg = built[index] = _Target(p, parent, members)
+            line, short = _plan(p, tg, towers, budget, share, weights)
             if line is not None:
                 return line
-        if not cut:
-            break
-        share *= 4
+            cut = cut or short
+        if not cut and count >= len(goals):
+            return None
+        if share >= cap and count >= len(goals):
+            return None
+        share = min(cap, share * 3)
+        count *= 2
     return None
 
 
@@ -601,19 +772,20 @@ def solve(
     line: list[_Move] | None = None
     try:
         # 1. a short exhaustive search decides small games outright
-        budget.local_limit = min(budget.limit, 20_000)
+        quick = 20_000 if p.n <= _SMALL_GAME else 2_000
+        budget.local_limit = min(budget.limit, quick, max(2_000, budget.limit // 10))
         try:
             line = _Search(p, budget, order).run(list(towers), 0)
             if line is None:
                 return Solution("loss", (), budget.states, time.perf_counter() - began)
         except _LocalOut:
             pass
-        # 2. steered searches towards each finished arrangement
-        if line is None and not quota:
-            line = _steered(p, budget, towers, max(1000, (budget.limit - budget.states) // 200))
+        # 2. the planner towards each goal (finished arrangement, or quota's pure tower)
+        budget.local_limit = budget.limit
+        if line is None:
+            line = _planned(p, budget, towers)
         # 3. the exhaustive search with what is left: the only source of "loss"
         if line is None:
-            budget.local_limit = budget.limit
             line = _Search(p, budget, order).run(list(towers), 0)
     except (_OutOfBudget, _LocalOut):
         return Solution("unknown", (), budget.states, time.perf_counter() - began)

@@ -176,3 +176,64 @@ def test_finished_start_position() -> None:
     state = game.state_from_deal(deal)
     sol = solve(game, deal, start=state)
     assert sol.result in ("win", "loss")
+
+
+def test_macro_moves_expand_to_single_legal_moves() -> None:
+    from skillcheck.solver import _expand, _first_win, _Problem
+
+    game = ThreeTowers(level=9)
+    run = tuple(Card.parse(c) for c in ("9MS", "8MS", "7ML", "6MW", "5ML"))
+    towers = (run, (), (), (), ())
+    p = _Problem(game, towers, ())
+    start = list(p.start_towers)
+    for count, target in [(4, 1), (2, 3), (1, 2)]:
+        moves = _expand(p, start, [(0, count, target)])
+        assert len(moves) >= 2 * count - 1
+        ts = list(start)
+        for s, d in moves:  # every single move is legal
+            bit = ts[s] & -ts[s]
+            assert bit and (not ts[d] or p.onto[bit.bit_length() - 1] & ts[d] & -ts[d])
+            ts[s] ^= bit
+            ts[d] |= bit
+        assert ts[target] == start[0] & ((1 << count) - 1)  # the top cards, in their order
+        assert ts[0] == start[0] ^ ts[target]
+        assert sum(1 for t in ts if t) == 2  # the scratch spaces are empty again
+    with pytest.raises(AssertionError):  # the line checker refuses an illegal move
+        _first_win(p, start, [(1, 0)])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_level_9_certificates_replay(seed: int) -> None:
+    game = ThreeTowers(level=9)
+    deal = game.deal(seed)
+    sol = solve(game, deal, max_seconds=20)
+    assert sol.result == "win"
+    assert replays_to_win(game, deal, sol)
+
+
+@pytest.mark.parametrize(("skill", "quota"), [(8, 8), (8, 6), (6, 4)])
+def test_quota_certificates_replay(skill: int, quota: int) -> None:
+    game = ThreeTowers.quota_check("moons", skill, quota)
+    for seed in (0, 3):
+        deal = game.deal(seed)
+        sol = solve(game, deal, max_seconds=20)
+        assert sol.result == "win"
+        assert replays_to_win(game, deal, sol)
+
+
+def test_small_budget_end_game_from_a_live_position() -> None:
+    """The bots' use: a live position with the deck empty and a small budget."""
+    game = ThreeTowers(level=9)
+    deal = game.deal(1)
+    sol = solve(game, deal, max_seconds=20)
+    assert sol.result == "win"
+    state = game.state_from_deal(deal)
+    last_deck = max(i for i, m in enumerate(sol.moves) if m.source == 0)
+    for move in sol.moves[: last_deck + 1]:
+        state.push(move)
+    assert state.cards_left == 0 and not state.is_terminal()
+    again = solve(game, deal, start=state, max_states=20_000)
+    assert again.result == "win"
+    for move in again.moves:
+        state.push(move)
+    assert state.status is Status.WON
