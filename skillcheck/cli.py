@@ -889,16 +889,31 @@ def games(as_json: bool) -> None:
 def verify_command(record_file: TextIO) -> None:
     """Replay a game record and check its outcome.
 
-    RECORD is a JSON file written by `play --record`, or - for stdin. Exits 0 and prints OK
-    with the outcome, or exits 1 with the reason the record does not check out.
+    RECORD is a JSON file written by `play --record`, a check session's revealed record (its seed
+    and salt are checked against the commitment published before play), or - for stdin. Exits 0
+    and prints OK with the outcome, or exits 1 with the reason the record does not check out.
     """
+    from skillcheck.sessions import REVEALED_FORMAT, RevealedRecord
+
+    text = record_file.read()
+    revealed = False
     with _library_errors(EXIT_INVALID_RECORD):
-        record = GameRecord.from_json(record_file.read())
-        state = verify(record)
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"the game record is not valid JSON: {exc}") from None
+        if isinstance(data, dict) and data.get("format") == REVEALED_FORMAT:
+            # A check's revealed record: the seed and salt must match the published commitment.
+            state = RevealedRecord.from_dict(data).verify()
+            revealed = True
+        else:
+            state = verify(GameRecord.from_dict(data))
     outcome = state.outcome
     summary = (
         outcome.summary if outcome is not None else f"in progress after {len(state.moves)} moves"
     )
+    if revealed:
+        summary = f"the seed matches the commitment; {summary}"
     _stdout().print(Text.assemble(("OK", "bold green"), f": {summary}"), soft_wrap=True)
 
 

@@ -146,3 +146,24 @@ def test_play_can_end_a_check_that_can_no_longer_be_won() -> None:
     assert result.exit_code == 0, result.output
     assert "No winning line remains" in result.stdout
     assert "FAILURE" in result.stdout
+
+
+def test_verify_checks_a_revealed_session_record_against_its_commitment(tmp_path: Path) -> None:
+    from skillcheck.sessions import SessionService
+
+    service = SessionService()
+    created = service.create("three-towers", {"level": 4}, seed=3)
+    service.concede(created.check_id)
+    good = tmp_path / "revealed.json"
+    good.write_text(service.record(created.check_id).to_json())
+    result = run(["verify", str(good)])
+    assert result.exit_code == 0, result.output
+    assert "matches the commitment" in result.stdout
+    data = json.loads(good.read_text())
+    last = data["salt"][-1]
+    data["salt"] = data["salt"][:-1] + ("0" if last != "0" else "1")  # one hex digit changed
+    bad = tmp_path / "tampered.json"
+    bad.write_text(json.dumps(data))
+    result = run(["verify", str(bad)])
+    assert result.exit_code == 1
+    assert "commitment" in result.stderr
