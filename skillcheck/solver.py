@@ -368,18 +368,23 @@ _W_JUNK = 2  # a card not yet home
 _W_BREAK = 3  # ... that does not sit on its intended parent (a separate run to move)
 _W_BURIED = 3  # ... that sits above one of its own ancestors (it must move twice)
 _W_QUOTA = 6  # quota: a card of the pure tower not yet home
-_W_BLOCK = 2  # quota: a card above a card the pure tower still needs
+_W_BLOCK = 4  # quota: a card outside the pure tower above a card the pure tower still needs
+_W_LINKED = 6  # quota: ... one on its chain parent (a discount measured worse)
+_W_BLOCK_NEED = 2  # quota: a chain card above a chain card not home
 _W_ROOM = 20  # quota: per chain bottom still in the deck beyond the empty spaces
 #: (weight of a card still in the deck, bonus for an empty space) of the planner's passes, in
 #: turn. Standard: (4, 3) measured better than (4, 0), (5, 4), (3, 3) and mixes of them. Quota:
 #: the two settings solve different deals.
 _WEIGHTS = ((4, 3),)
-_QUOTA_WEIGHTS = ((0, 3), (2, 3))
+_QUOTA_WEIGHTS = ((0, 3), (0, 0), (2, 3))
 #: The planner's share of states per goal in its first pass, and the largest share.
 _FIRST_SHARE = 30_000
+_QUOTA_FIRST_SHARE = 4_000
 _MAX_SHARE = 1_000_000  # bounds the memory of one search (its seen table)
 #: Games of at most this many cards (level 6) get a longer first exhaustive search.
 _SMALL_GAME = 15
+#: The first exhaustive search's share in larger games (it rarely decides them).
+_LARGE_QUICK = 500
 
 
 class _Target:
@@ -429,11 +434,21 @@ class _Target:
         cost = 0
         if self.quota:
             # the pure chain's cards not home, each weighted by the cards above it
-            x = junk & self.needed
+            needed = self.needed
+            parent = self.parent
+            x = junk & needed
             while x:
                 low = x & -x
                 x ^= low
-                cost += _W_QUOTA + _W_BLOCK * (t & (low - 1)).bit_count()
+                below = t & ~((low << 1) - 1)
+                above = t & (low - 1)
+                c = low.bit_length() - 1
+                if below and parent[c] == (below & -below).bit_length() - 1:
+                    cost += _W_LINKED  # on its chain parent: moves with a run
+                else:
+                    cost += _W_QUOTA
+                cost += _W_BLOCK * (above & ~needed).bit_count()
+                cost += _W_BLOCK_NEED * (above & needed).bit_count()
             if home:
                 cost += _W_BLOCK * junk.bit_count()
         else:
@@ -716,21 +731,26 @@ def _planned(p: _Problem, budget: _Budget, towers: list[int]) -> list[_Move] | N
     remaining = budget.limit - budget.states
     # Pass i gives 2**i goals 3**i times the first pass's share each: measured, a goal's search
     # more often needs a larger share than another goal.
-    share = max(1000, min(_FIRST_SHARE, remaining // 4))
+    quota = isinstance(p.variant, Quota)
+    first = _QUOTA_FIRST_SHARE if quota else _FIRST_SHARE
+    share = max(1000, min(first, remaining // 4))
     cap = max(share, min(_MAX_SHARE, remaining))
     count = 1
-    portfolio = _QUOTA_WEIGHTS if isinstance(p.variant, Quota) else _WEIGHTS
+    # Quota: every pass tries each weight setting (they solve different deals); standard: pass
+    # by pass, the next setting.
+    portfolio = _QUOTA_WEIGHTS if quota else _WEIGHTS
     for attempt in itertools.count():
-        weights = portfolio[attempt % len(portfolio)]
+        settings = portfolio if quota else (portfolio[attempt % len(portfolio)],)
         cut = False
-        for index, (parent, members) in enumerate(goals[:count]):
-            tg = built.get(index)
-            if tg is None:
-                tg = built[index] = _Target(p, parent, members)
-            line, short = _plan(p, tg, towers, budget, share, weights)
-            if line is not None:
-                return line
-            cut = cut or short
+        for weights in settings:
+            for index, (parent, members) in enumerate(goals[:count]):
+                tg = built.get(index)
+                if tg is None:
+                    tg = built[index] = _Target(p, parent, members)
+                line, short = _plan(p, tg, towers, budget, share, weights)
+                if line is not None:
+                    return line
+                cut = cut or short
         if not cut and count >= len(goals):
             return None
         if share >= cap and count >= len(goals):
@@ -772,8 +792,8 @@ def solve(
     line: list[_Move] | None = None
     try:
         # 1. a short exhaustive search decides small games outright
-        quick = 20_000 if p.n <= _SMALL_GAME else 2_000
-        budget.local_limit = min(budget.limit, quick, max(2_000, budget.limit // 10))
+        quick = 20_000 if p.n <= _SMALL_GAME else _LARGE_QUICK
+        budget.local_limit = min(budget.limit, quick, max(_LARGE_QUICK, budget.limit // 10))
         try:
             line = _Search(p, budget, order).run(list(towers), 0)
             if line is None:
