@@ -31,6 +31,7 @@ from skillcheck.three_towers import (
     ThreeTowersObservation,
     ThreeTowersState,
     TowerMove,
+    apply_tower_move,
     legal_tower_moves,
     level_deck,
 )
@@ -127,18 +128,6 @@ def visible_state(
 # ---- the fast heuristic ------------------------------------------------------------------------
 
 
-def _after(towers: Towers, move: TowerMove, top: Card | None) -> Towers:
-    result = list(towers)
-    if move.source == DECK:
-        assert top is not None
-        card = top
-    else:
-        card = result[move.source - 1][-1]
-        result[move.source - 1] = result[move.source - 1][:-1]
-    result[move.target - 1] = (*result[move.target - 1], card)
-    return tuple(result)
-
-
 def _rank(card: Card) -> int:
     assert card.rank is not None
     return int(card.rank)
@@ -203,7 +192,7 @@ def _tower_plans(towers: Towers, depth: int) -> list[tuple[Towers, tuple[TowerMo
         nxt: list[tuple[Towers, tuple[TowerMove, ...]]] = []
         for current, moves in frontier:
             for move in legal_tower_moves(current, None):
-                after = _after(current, move, None)
+                after = apply_tower_move(current, move, None)
                 key = _key(after)
                 if key not in seen:
                     seen.add(key)
@@ -213,32 +202,51 @@ def _tower_plans(towers: Towers, depth: int) -> list[tuple[Towers, tuple[TowerMo
     return plans
 
 
-class FastBot:
+class _PlanFollower:
+    """A bot that decides a plan (tower moves and a deck placement) at once, then plays it out
+    move by move as long as the observations follow it."""
+
+    def __init__(self) -> None:
+        self._plan: list[TowerMove] = []
+        self._plan_at = -1
+
+    def _planned(self, observation: ThreeTowersObservation) -> TowerMove | None:
+        if self._plan and self._plan_at == observation.moves_made:
+            self._plan_at += 1
+            return self._plan.pop(0)
+        self._plan = []
+        return None
+
+    def _follow(
+        self, plan: Sequence[TowerMove], observation: ThreeTowersObservation
+    ) -> TowerMove | None:
+        if not plan:
+            return None
+        self._plan, self._plan_at = list(plan[1:]), observation.moves_made + 1
+        return plan[0]
+
+
+class FastBot(_PlanFollower):
     """Looks a few tower moves ahead of each deck placement and scores the result with a
     heuristic; once the deck is empty (nothing is hidden any more) it searches exactly."""
 
     name = "fast"
 
     def __init__(self, *, depth: int = 4, endgame_states: int = 200_000) -> None:
+        super().__init__()
         self.depth = depth
         self.endgame_states = endgame_states
-        self._plan: list[TowerMove] = []
-        self._plan_at = -1
 
     def choose(self, game: ThreeTowers, observation: ThreeTowersObservation) -> TowerMove | None:
-        if self._plan and self._plan_at == observation.moves_made:
-            self._plan_at += 1
-            return self._plan.pop(0)
-        self._plan = []
+        planned = self._planned(observation)
+        if planned is not None:
+            return planned
         top = observation.top_card
         if top is None:
             plan = self._endgame(game, observation)
         else:
             plan = self._deck_plan(game, observation.towers, top)
-        if not plan:
-            return None
-        self._plan, self._plan_at = list(plan[1:]), observation.moves_made + 1
-        return plan[0]
+        return self._follow(plan, observation)
 
     def _deck_plan(self, game: ThreeTowers, towers: Towers, top: Card) -> list[TowerMove]:
         best: float | None = None
@@ -249,7 +257,7 @@ class FastBot:
             for move in legal_tower_moves(arrangement, top):
                 if move.source != DECK:
                     continue
-                score = heuristic(game, _after(arrangement, move, top)) - 0.1 * len(moves)
+                score = heuristic(game, apply_tower_move(arrangement, move, top)) - 0.1 * len(moves)
                 if best is None or score > best:
                     best, choice = score, [*moves, move]
         return choice
@@ -270,7 +278,7 @@ def _plan_prefix(moves: Sequence[TowerMove]) -> tuple[TowerMove, ...]:
     return tuple(moves)
 
 
-class StrongBot:
+class StrongBot(_PlanFollower):
     """Determinized search: sample deck orders consistent with the observation, solve each with
     the exact solver, and play the plan (tower moves, then the next deck placement) that wins in
     the most samples. Its random choices come from its own seed, never from the hidden deck."""
@@ -281,25 +289,23 @@ class StrongBot:
         self, *, samples: int = 12, candidates: int = 4, solver_states: int = 20_000,
         seed: int = 0,
     ) -> None:  # fmt: skip
+        super().__init__()
         self.samples = samples
         self.candidates = candidates
         self.solver_states = solver_states
         self._rng = random.Random(seed)
         self._fallback = FastBot(endgame_states=solver_states * 10)
-        self._plan: list[TowerMove] = []
-        self._plan_at = -1
 
     def choose(self, game: ThreeTowers, observation: ThreeTowersObservation) -> TowerMove | None:
-        if self._plan and self._plan_at == observation.moves_made:
-            self._plan_at += 1
-            return self._plan.pop(0)
+        planned = self._planned(observation)
+        if planned is not None:
+            return planned
         if observation.top_card is None:
             return self._fallback.choose(game, observation)  # nothing hidden: exact search
         plan = self._best_plan(game, observation)
         if plan is None:
             return self._fallback.choose(game, observation)
-        self._plan, self._plan_at = list(plan[1:]), observation.moves_made + 1
-        return plan[0]
+        return self._follow(plan, observation)
 
     def _wins(self, game: ThreeTowers, start: ThreeTowersState) -> bool:
         from skillcheck.solver import solve

@@ -1250,8 +1250,9 @@ def _print_odds(table: Any) -> None:
         f"Quota checks · {table.suit.value} · {table.spaces} spaces"
         if quota_table
         else f"Three Towers · {table.spaces} spaces"
-    ) + f" · {table.deals} deals per cell · seed {table.seed}"
-    out = Table(title=title, title_justify="left")
+    )
+    caption = f"{table.deals} deals per cell · seed {table.seed}"
+    out = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     keys: list[tuple[int, int | None, int | None]] = []
     for cell in table.cells:
         key = (cell.level, cell.skill, cell.quota)

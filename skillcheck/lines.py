@@ -18,24 +18,13 @@ from skillcheck.three_towers import (
     ThreeTowers,
     ThreeTowersState,
     TowerMove,
+    apply_tower_move,
     legal_tower_moves,
 )
 
 __all__ = ["shorten_line"]
 
 Towers = tuple[tuple[Card, ...], ...]
-
-
-def _apply(towers: Towers, move: TowerMove, top: Card | None) -> Towers:
-    result = list(towers)
-    if move.source == DECK:
-        assert top is not None
-        card = top
-    else:
-        card = result[move.source - 1][-1]
-        result[move.source - 1] = result[move.source - 1][:-1]
-    result[move.target - 1] = (*result[move.target - 1], card)
-    return tuple(result)
 
 
 def _key(towers: Towers) -> tuple[tuple[int, ...], ...]:
@@ -59,7 +48,7 @@ def _without_loops(
         source = move.source if move.source == DECK else label[move.source - 1] + 1
         step = TowerMove(source, label[move.target - 1] + 1)
         top = deck[position] if step.source == DECK else None
-        towers = _apply(towers, step, top)
+        towers = apply_tower_move(towers, step, top)
         position += step.source == DECK
         key = (_key(towers), position)
         if key in seen:
@@ -90,7 +79,7 @@ def _shortest(start: Towers, goal: Towers, budget: int) -> list[TowerMove] | Non
     while queue:
         towers = queue.popleft()
         for move in legal_tower_moves(towers, None):
-            after = _apply(towers, move, None)
+            after = apply_tower_move(towers, move, None)
             if after in parents:
                 continue
             parents[after] = (towers, move)
@@ -112,7 +101,7 @@ def _shortcut(start: Towers, moves: Sequence[TowerMove], depth: int) -> list[Tow
     the stretch is that close (greedy, from the front)."""
     positions = [start]
     for move in moves:
-        positions.append(_apply(positions[-1], move, None))
+        positions.append(apply_tower_move(positions[-1], move, None))
     last = {towers: index for index, towers in enumerate(positions)}
     result: list[TowerMove] = []
     index = 0
@@ -124,7 +113,7 @@ def _shortcut(start: Towers, moves: Sequence[TowerMove], depth: int) -> list[Tow
             grown: list[tuple[Towers, list[TowerMove]]] = []
             for towers, path in frontier:
                 for move in legal_tower_moves(towers, None):
-                    after = _apply(towers, move, None)
+                    after = apply_tower_move(towers, move, None)
                     if after in seen:
                         continue
                     seen.add(after)
@@ -169,12 +158,12 @@ def shorten_line(
     for move in moves:
         if move.source == DECK:
             close_segment(towers)
-            towers = _apply(towers, move, deck[position])
+            towers = apply_tower_move(towers, move, deck[position])
             position += 1
             result.append(move)
             segment, segment_start = [], towers
         else:
-            towers = _apply(towers, move, None)
+            towers = apply_tower_move(towers, move, None)
             segment.append(move)
     close_segment(towers)
     # A shorter path may reach the goal earlier (a quota check ends at once): stop there.

@@ -39,6 +39,7 @@ __all__ = [
     "ThreeTowersObservation",
     "ThreeTowersState",
     "TowerMove",
+    "apply_tower_move",
     "legal_tower_moves",
     "level_deck",
     "quota_deck",
@@ -429,6 +430,21 @@ def _can_place(card: Card, tower: tuple[Card, ...]) -> bool:
     return card.rank < below.rank and card.shares_suit(below)
 
 
+def apply_tower_move(
+    towers: tuple[tuple[Card, ...], ...], move: TowerMove, top_card: Card | None
+) -> tuple[tuple[Card, ...], ...]:
+    """The towers after a (legal) move; ``top_card`` is the deck's top card for a deck move."""
+    result = list(towers)
+    if move.source == DECK:
+        assert top_card is not None
+        card = top_card
+    else:
+        card = result[move.source - 1][-1]
+        result[move.source - 1] = result[move.source - 1][:-1]
+    result[move.target - 1] = (*result[move.target - 1], card)
+    return tuple(result)
+
+
 def legal_tower_moves(
     towers: Sequence[tuple[Card, ...]], top_card: Card | None
 ) -> Iterator[TowerMove]:
@@ -625,15 +641,9 @@ class ThreeTowersState(State[TowerMove]):
         return _placement_error(card, target[-1]) if target else None
 
     def _apply(self, move: TowerMove) -> None:
-        towers = list(self._towers)
+        self._towers = apply_tower_move(self._towers, move, self.top_card)
         if move.source == DECK:
-            card = self._deck[self._position]
             self._position += 1
-        else:
-            card = towers[move.source - 1][-1]
-            towers[move.source - 1] = towers[move.source - 1][:-1]
-        towers[move.target - 1] = (*towers[move.target - 1], card)
-        self._towers = tuple(towers)
 
     def _generate_moves(self) -> Iterator[TowerMove]:
         return legal_tower_moves(self._towers, self.top_card)
