@@ -23,7 +23,10 @@ How it works (see also ``/work/shared/reference/three-towers-solving.md``):
   Quota checks use the same planner towards a pure chain of ``quota`` cards of the suit (every
   set of that many suited cards is a goal; sets whose cards come out of the deck highest first
   are tried first), scoring the chain's cards not home and the cards above them, and keeping an
-  empty space for the chain's bottom card. The planner only finds wins.
+  empty space for the chain's bottom card. On a full deck (skill 8 at level 9) every pass also
+  steers towards the finished arrangements whose pure chain holds the suit's eight cards (as in
+  the standard game; the quota is met on the way, checked at every position), and the quota goals
+  then use only their first weight setting. The planner only finds wins.
 - Phase 3, *exhaustive search*: a depth-first search over canonical positions with a
   transposition set and every legal move (modulo symmetries: all empty spaces are alike, a lone
   card never moves to an empty space). Only this phase (and phase 1) answers "loss", after every
@@ -312,9 +315,10 @@ class _LocalOut(Exception):
 # ---- steering towards one finished arrangement -----------------------------------------------
 
 
-def _targets(p: _Problem) -> list[tuple[int, ...]]:
+def _targets(p: _Problem, pure_only: bool = False) -> list[tuple[int, ...]]:
     """Every finished arrangement, as a parent table: parent[c] is the card c must sit on in its
-    chain, -1 for the chains' bottom cards. Ivory keeps only arrangements with a pure chain."""
+    chain, -1 for the chains' bottom cards. Ivory (or ``pure_only``) keeps only arrangements with
+    a pure chain."""
     by_rank: dict[int, list[int]] = {}
     for i, r in enumerate(p.rank):
         by_rank.setdefault(r, []).append(i)
@@ -337,7 +341,7 @@ def _targets(p: _Problem) -> list[tuple[int, ...]]:
         for pairs in combo:
             for a, b in pairs:
                 parent[a] = b
-        if isinstance(p.variant, Ivory):
+        if pure_only or isinstance(p.variant, Ivory):
             pure = p.suit_bits
             bottoms = [c for c in by_rank[ranks[-1]]]
             ok = False
@@ -524,6 +528,7 @@ def _plan(
     nd = len(deck)
     w_deck, w_empty = weights
     quota = tg.quota
+    check_won = quota or isinstance(p.variant, Quota)
     won = p.won
     needed = tg.needed
     if quota:
@@ -616,7 +621,7 @@ def _plan(
             seen[key] = (cur, mv)
             counter += 1
             budget.spend()
-            if quota and won(tup, npos):
+            if check_won and won(tup, npos):
                 return finish(tup), False
             cost = 0
             value = w_deck * (nd - npos) + deck_need[npos]
@@ -728,6 +733,11 @@ def _planned(p: _Problem, budget: _Budget, towers: list[int]) -> list[_Move] | N
     if not goals:
         return None
     built: dict[int, _Target] = {}
+    # Quota on a full deck: the finished arrangements whose pure chain holds the suit's cards are
+    # goals too (towards all three towers; the quota is met on the way), tried after the quota
+    # goals in every pass.
+    arrangements = _targets(p, pure_only=True) if isinstance(p.variant, Quota) else []
+    arranged: dict[int, _Target] = {}
     remaining = budget.limit - budget.states
     # Pass i gives 2**i goals 3**i times the first pass's share each: measured, a goal's search
     # more often needs a larger share than another goal.
@@ -739,6 +749,10 @@ def _planned(p: _Problem, budget: _Budget, towers: list[int]) -> list[_Move] | N
     # Quota: every pass tries each weight setting (they solve different deals); standard: pass
     # by pass, the next setting.
     portfolio = _QUOTA_WEIGHTS if quota else _WEIGHTS
+    if arrangements:
+        # measured: with the arrangements as goals, the quota goals' first setting alone
+        # gives a lower median (skill 8 quota 8: 0.17 s against 0.31 s, one deal fewer decided)
+        portfolio = portfolio[:1]
     for attempt in itertools.count():
         settings = portfolio if quota else (portfolio[attempt % len(portfolio)],)
         cut = False
@@ -751,9 +765,17 @@ def _planned(p: _Problem, budget: _Budget, towers: list[int]) -> list[_Move] | N
                 if line is not None:
                     return line
                 cut = cut or short
-        if not cut and count >= len(goals):
+        for index, parent in enumerate(arrangements[:count]):
+            tg = arranged.get(index)
+            if tg is None:
+                tg = arranged[index] = _Target(p, parent)
+            line, short = _plan(p, tg, towers, budget, share, _WEIGHTS[0])
+            if line is not None:
+                return line
+            cut = cut or short
+        if not cut and count >= max(len(goals), len(arrangements)):
             return None
-        if share >= cap and count >= len(goals):
+        if share >= cap and count >= max(len(goals), len(arrangements)):
             return None
         share = min(cap, share * 3)
         count *= 2
