@@ -1,0 +1,106 @@
+"""Roles from the Authorization header.
+
+- **GM**: ``Bearer <one of SKILLCHECK_GM_KEYS>``; creates checks and reaches the checks it created.
+- **player**: the check's player token (stored only as its SHA-256); plays that check only.
+- **spectator**: the check's read-only token.
+
+A token that does not reach the check named in the path gets the same 404 whether or not the
+check exists, so a foreign token learns nothing. A missing token gets 401.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import hmac
+import secrets
+from typing import Any
+
+from litestar import Request
+
+from api.problems import ApiProblem
+from api.settings import Settings
+from api.store import SqlCheckStore
+
+__all__ = ["Role", "check_role", "gm_key_digest", "new_token", "require", "sha256_hex"]
+
+
+class Role(enum.Enum):
+    GM = "gm"
+    PLAYER = "player"
+    SPECTATOR = "spectator"
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def new_token(prefix: str) -> str:
+    """A bearer token: a readable prefix and 256 random bits."""
+    return f"{prefix}_{secrets.token_urlsafe(32)}"
+
+
+def _bearer(request: Request[Any, Any, Any]) -> str:
+    header = request.headers.get("authorization")
+    if not header:
+        raise ApiProblem(
+            401,
+            "unauthorized",
+            "this endpoint needs 'Authorization: Bearer <token>' (a GM key, or a check's player "
+            "or spectator token)",
+        )
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        raise ApiProblem(401, "unauthorized", "the Authorization header must read 'Bearer <token>'")
+    return token
+
+
+def _gm_digest(token: str, settings: Settings) -> str | None:
+    digest = sha256_hex(token)
+    found = None
+    for key in settings.gm_keys:  # compare every key, in constant time each
+        if hmac.compare_digest(digest, sha256_hex(key)):
+            found = digest
+    return found
+
+
+def gm_key_digest(request: Request[Any, Any, Any], settings: Settings) -> str:
+    """The SHA-256 of the GM key in the request; 401 without a token, 403 for another token."""
+    digest = _gm_digest(_bearer(request), settings)
+    if digest is None:
+        raise ApiProblem(403, "forbidden", "this endpoint needs a GM key (SKILLCHECK_GM_KEYS)")
+    return digest
+
+
+def check_role(
+    request: Request[Any, Any, Any], settings: Settings, store: SqlCheckStore, check_id: str
+) -> Role:
+    """The role of the request's token on ``check_id``; 404 if it reaches no such check."""
+    token = _bearer(request)
+    gm = _gm_digest(token, settings)
+    access = store.access(check_id)
+    if access is not None:
+        digest = sha256_hex(token)
+        if gm is not None and hmac.compare_digest(gm, access.gm_key_sha256):
+            return Role.GM
+        if hmac.compare_digest(digest, access.player_token_sha256):
+            return Role.PLAYER
+        if hmac.compare_digest(digest, access.spectator_token_sha256):
+            return Role.SPECTATOR
+    raise ApiProblem(
+        404,
+        "check-not-found",
+        f"there is no check {check_id!r} that this token can reach",
+    )
+
+
+def require(role: Role, *allowed: Role, action: str) -> None:
+    if role not in allowed:
+        names = " or ".join(r.value for r in allowed)
+        raise ApiProblem(
+            403,
+            "forbidden",
+            f"{action} needs the {names} role; this token is the check's {role.value}",
+            role=role.value,
+        )

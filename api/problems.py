@@ -1,0 +1,181 @@
+"""RFC 9457 problem details: one table maps the library's errors (by ``code``) to HTTP statuses.
+
+Every error the API returns is ``application/problem+json`` with ``type``, ``title``,
+``status``, ``detail`` (for domain errors the library's message, which names the field and the
+allowed values), ``instance`` (the request path) and ``code``; validation errors add ``field``
+and ``errors``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
+
+from skillcheck.errors import ParameterError, SkillcheckError, VersionConflictError
+
+__all__ = [
+    "PROBLEM_JSON",
+    "STATUS_BY_CODE",
+    "ApiProblem",
+    "problem_response",
+    "problem_type",
+    "status_for",
+]
+
+logger = logging.getLogger(__name__)
+
+PROBLEM_JSON = "application/problem+json"
+PROBLEM_BASE = "https://skillcheck.invalid/problems/"
+
+#: The one table: a library error's ``code`` → (HTTP status, title). An error whose code is not
+#: here takes its nearest base class's entry (``unknown-card`` → ``parse-error``).
+STATUS_BY_CODE: dict[str, tuple[int, str]] = {
+    "check-not-found": (404, "Check not found"),
+    "version-conflict": (409, "Version conflict"),
+    "check-ended": (409, "Check has ended"),
+    "game-over": (409, "Game is over"),
+    "record-not-available": (409, "Record not available yet"),
+    "idempotency-conflict": (422, "Idempotency key reused for another request"),
+    "idempotency-key-exists": (409, "Idempotency key already stored"),
+    "invalid-parameter": (422, "Invalid parameter"),
+    "parse-error": (422, "Unreadable input"),
+    "unknown-game": (422, "Unknown game"),
+    "unknown-card": (422, "Unknown card"),
+    "unknown-suit": (422, "Unknown suit"),
+    "illegal-move": (422, "Illegal move"),
+    "undo-not-allowed": (422, "Undo not allowed"),
+    "rule-violation": (422, "Forbidden by the rules"),
+    "record-mismatch": (500, "Stored record does not replay"),
+    "commitment-mismatch": (500, "Commitment mismatch"),
+    "skillcheck-error": (400, "Bad request"),
+}
+
+#: HTTP errors raised by the API itself or by Litestar (no library error behind them).
+_HTTP_CODES: dict[int, tuple[str, str]] = {
+    400: ("bad-request", "Bad request"),
+    401: ("unauthorized", "Authentication required"),
+    403: ("forbidden", "Not allowed for this role"),
+    404: ("not-found", "Not found"),
+    405: ("method-not-allowed", "Method not allowed"),
+    409: ("conflict", "Conflict"),
+    412: ("precondition-failed", "Precondition failed"),
+    413: ("request-too-large", "Request body too large"),
+    415: ("unsupported-media-type", "Unsupported media type"),
+    422: ("unprocessable", "Unprocessable request"),
+    428: ("precondition-required", "Precondition required"),
+    500: ("internal-error", "Internal server error"),
+}
+
+
+def problem_type(code: str) -> str:
+    return PROBLEM_BASE + code
+
+
+def status_for(error: SkillcheckError) -> tuple[int, str]:
+    for cls in type(error).__mro__:
+        code = getattr(cls, "code", None)
+        if isinstance(code, str) and code in STATUS_BY_CODE:
+            return STATUS_BY_CODE[code]
+    return STATUS_BY_CODE["skillcheck-error"]
+
+
+class ApiProblem(HTTPException):
+    """An HTTP error of the API's own (auth, preconditions) with a stable ``code``."""
+
+    def __init__(self, status: int, code: str, detail: str, **extra: Any) -> None:
+        super().__init__(status_code=status, detail=detail)
+        self.code = code
+        self.extra_members = extra
+
+
+def problem_response(
+    request: Request[Any, Any, Any],
+    status: int,
+    code: str,
+    title: str,
+    detail: str,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> Response[dict[str, Any]]:
+    body: dict[str, Any] = {
+        "type": problem_type(code),
+        "title": title,
+        "status": status,
+        "detail": detail,
+        "instance": request.url.path,
+        "code": code,
+        **extra,
+    }
+    return Response(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def domain_error_handler(
+    request: Request[Any, Any, Any], exc: Exception
+) -> Response[dict[str, Any]]:
+    assert isinstance(exc, SkillcheckError)
+    status, title = status_for(exc)
+    extra: dict[str, Any] = {}
+    if isinstance(exc, ParameterError):
+        extra["field"] = exc.parameter
+    if isinstance(exc, VersionConflictError):
+        extra.update(expected_version=exc.expected, actual_version=exc.actual)
+        if request.headers.get("if-match") is not None:
+            status, title = 412, "Precondition failed: the check is at another version"
+    if status >= 500:
+        logger.error("domain error %s on %s: %s", exc.code, request.url.path, exc.message)
+    return problem_response(request, status, exc.code, title, exc.message, **extra)
+
+
+def http_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
+    assert isinstance(exc, HTTPException)
+    status = exc.status_code
+    code, title = _HTTP_CODES.get(status, ("http-error", "HTTP error"))
+    extra: dict[str, Any] = {}
+    detail = exc.detail
+    if isinstance(exc, ApiProblem):
+        code = exc.code
+        extra.update(exc.extra_members)
+    elif isinstance(exc, ValidationException):
+        code, title = "validation-error", "Invalid request"
+        errors = [
+            {"field": _field_of(e), "message": str(e.get("message") or "")}
+            for e in (exc.extra if isinstance(exc.extra, list) else [])
+            if isinstance(e, dict)
+        ]
+        if errors:
+            extra["errors"] = errors
+            extra["field"] = errors[0]["field"]
+            detail = "; ".join(
+                f"{e['field']}: {e['message']}" if e["field"] else e["message"] for e in errors
+            )
+    headers = dict(exc.headers or {})
+    return problem_response(request, status, code, title, detail, headers=headers, **extra)
+
+
+def _field_of(error: dict[str, Any]) -> str:
+    """The body field a validation message is about: msgspec says ``... - at `$.move```."""
+    found = re.search(r"at `\$\.([^`]+)`", str(error.get("message") or ""))
+    if found:
+        return found.group(1)
+    found = re.search(r"(?:unknown|required) field `([^`]+)`", str(error.get("message") or ""))
+    if found:
+        return found.group(1)
+    return str(error.get("key") or "")
+
+
+def internal_error_handler(
+    request: Request[Any, Any, Any], exc: Exception
+) -> Response[dict[str, Any]]:
+    logger.exception("unhandled error on %s", request.url.path, exc_info=exc)
+    return problem_response(
+        request,
+        HTTP_500_INTERNAL_SERVER_ERROR,
+        "internal-error",
+        "Internal server error",
+        "the server failed to answer this request; it has been logged",
+    )

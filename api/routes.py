@@ -1,0 +1,300 @@
+"""The /v1 endpoints: thin handlers over :class:`skillcheck.sessions.SessionService`.
+
+Handlers are synchronous (the service and the SQL store are) and run in worker threads
+(``sync_to_thread=True``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import msgspec
+from litestar import Controller, Request, Response, get, post
+from litestar.params import Parameter
+
+from api.auth import Role, check_role, gm_key_digest, new_token, require, sha256_hex
+from api.problems import ApiProblem
+from api.settings import Settings
+from api.store import Access, SqlCheckStore
+from skillcheck.engine import GAMES
+from skillcheck.sessions import COMMITMENT_SCHEME, CheckView, SessionService
+
+__all__ = ["ChecksController", "GamesController", "Runtime"]
+
+MAX_IDEMPOTENCY_KEY = 200
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """What the handlers share, kept in ``app.state.runtime``."""
+
+    settings: Settings
+    store: SqlCheckStore
+    service: SessionService
+
+
+def _runtime(request: Request[Any, Any, Any]) -> Runtime:
+    runtime = request.app.state.runtime
+    assert isinstance(runtime, Runtime)
+    return runtime
+
+
+# ---- request bodies ---------------------------------------------------------------------------
+
+
+class CreateCheck(msgspec.Struct, forbid_unknown_fields=True):
+    """A new check: the game, its parameters (``GET /v1/games`` lists them) and GM options."""
+
+    game: str = "three-towers"
+    params: dict[str, Any] = msgspec.field(default_factory=dict)
+    #: Deal from this seed (tests, replays); omitted: fresh OS entropy. Never shown before the end.
+    seed: int | None = None
+    end_when_lost: bool = False
+    label: str | None = None
+    metadata: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class MoveBody(msgspec.Struct, forbid_unknown_fields=True):
+    move: str
+    expected_version: int | None = None
+
+
+class ActionBody(msgspec.Struct, forbid_unknown_fields=True):
+    expected_version: int | None = None
+
+
+class CancelBody(msgspec.Struct, forbid_unknown_fields=True):
+    reason: str | None = None
+    expected_version: int | None = None
+
+
+# ---- helpers ----------------------------------------------------------------------------------
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def _view_response(view: CheckView, status: int = 200) -> Response[dict[str, Any]]:
+    return Response(view.to_dict(), status_code=status, headers={"ETag": etag(view.version)})
+
+
+def _expected_version(request: Request[Any, Any, Any], field: int | None) -> int | None:
+    header = request.headers.get("if-match")
+    from_header: int | None = None
+    if header is not None:
+        text = header.strip()
+        if text.startswith("W/"):
+            text = text[2:]
+        text = text.strip('"')
+        if not text.isdigit():
+            raise ApiProblem(
+                400,
+                "invalid-if-match",
+                f"If-Match must be the check's ETag (its version in quotes, e.g. '\"3\"'), "
+                f"not {header!r}",
+                field="If-Match",
+            )
+        from_header = int(text)
+    if from_header is not None and field is not None and from_header != field:
+        raise ApiProblem(
+            400,
+            "version-mismatch",
+            f"If-Match says version {from_header} but expected_version says {field}: give one",
+            field="expected_version",
+        )
+    return from_header if from_header is not None else field
+
+
+def _idempotency_key(request: Request[Any, Any, Any], role: Role) -> str | None:
+    key = request.headers.get("idempotency-key")
+    if key is None:
+        return None
+    key = key.strip()
+    if not key or len(key) > MAX_IDEMPOTENCY_KEY or not key.isprintable():
+        raise ApiProblem(
+            400,
+            "invalid-idempotency-key",
+            f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} printable characters",
+            field="Idempotency-Key",
+        )
+    return f"{role.value}:{key}"  # keys are scoped to the check; prefix the caller's role
+
+
+def _spec(spec: Any) -> dict[str, Any]:
+    return {
+        "name": spec.name,
+        "kind": spec.kind,
+        "default": spec.default,
+        "help": spec.help,
+        "minimum": spec.minimum,
+        "maximum": spec.maximum,
+        "choices": None if spec.choices is None else list(spec.choices),
+        "optional": spec.optional,
+    }
+
+
+# ---- controllers ------------------------------------------------------------------------------
+
+
+class GamesController(Controller):
+    path = "/v1/games"
+    tags: ClassVar[list[str]] = ["games"]  # type: ignore[misc]
+
+    @get("/", sync_to_thread=False, summary="List the games with their parameters")
+    def list_games(self) -> dict[str, Any]:
+        """Every game, its parameters, their defaults and allowed values (no token needed)."""
+        return {
+            "games": [
+                {
+                    "name": name,
+                    "title": cls.title,
+                    "parameters": [_spec(p) for p in cls.parameters()],
+                }
+                for name, cls in sorted(GAMES.items())
+            ]
+        }
+
+
+class ChecksController(Controller):
+    path = "/v1/checks"
+    tags: ClassVar[list[str]] = ["checks"]  # type: ignore[misc]
+
+    @post("/", sync_to_thread=True, summary="Create a check (GM)", status_code=201)
+    def create_check(
+        self, request: Request[Any, Any, Any], data: CreateCheck
+    ) -> Response[dict[str, Any]]:
+        """Deal a check and commit to it. The player token is shown only in this answer."""
+        rt = _runtime(request)
+        gm = gm_key_digest(request, rt.settings)
+        created = rt.service.create(
+            data.game,
+            data.params,
+            seed=data.seed,
+            end_when_lost=data.end_when_lost,
+            label=data.label,
+            metadata=data.metadata,
+        )
+        player, spectator = new_token("sc_play"), new_token("sc_view")
+        rt.store.save_access(
+            Access(created.check_id, sha256_hex(player), sha256_hex(spectator), gm)
+        )
+        body = {
+            "check_id": created.check_id,
+            "player_token": player,
+            "spectator_token": spectator,
+            "commitment": created.commitment,
+            "commitment_scheme": COMMITMENT_SCHEME,
+            "version": created.version,
+            "view": created.view.to_dict(),
+        }
+        return Response(
+            body,
+            status_code=201,
+            headers={
+                "ETag": etag(created.version),
+                "Location": f"/v1/checks/{created.check_id}",
+                "Cache-Control": "no-store",
+            },
+        )
+
+    @get("/{check_id:str}", sync_to_thread=True, summary="The check as the player sees it")
+    def get_check(self, request: Request[Any, Any, Any], check_id: str) -> Response[dict[str, Any]]:
+        """Observation, legal moves, status, degree of success; the ETag is the version."""
+        rt = _runtime(request)
+        check_role(request, rt.settings, rt.store, check_id)
+        return _view_response(rt.service.view(check_id))
+
+    @post("/{check_id:str}/moves", sync_to_thread=True, status_code=200, summary="Make a move")
+    def move(
+        self, request: Request[Any, Any, Any], check_id: str, data: MoveBody
+    ) -> Response[dict[str, Any]]:
+        """Player only. Give the version (If-Match or ``expected_version``): a stale one gets
+        412 (If-Match) or 409 and changes nothing. An Idempotency-Key makes a retry safe."""
+        rt = _runtime(request)
+        role = check_role(request, rt.settings, rt.store, check_id)
+        require(role, Role.PLAYER, action="making a move")
+        view = rt.service.move(
+            check_id,
+            data.move,
+            expected_version=_expected_version(request, data.expected_version),
+            idempotency_key=_idempotency_key(request, role),
+        )
+        return _view_response(view)
+
+    @post("/{check_id:str}/undo", sync_to_thread=True, status_code=200, summary="Undo a move")
+    def undo(
+        self, request: Request[Any, Any, Any], check_id: str, data: ActionBody | None = None
+    ) -> Response[dict[str, Any]]:
+        """Player only; refused (422 undo-not-allowed) if the check's parameters forbid it."""
+        rt = _runtime(request)
+        role = check_role(request, rt.settings, rt.store, check_id)
+        require(role, Role.PLAYER, action="undoing a move")
+        view = rt.service.undo(
+            check_id,
+            expected_version=_expected_version(
+                request, None if data is None else data.expected_version
+            ),
+            idempotency_key=_idempotency_key(request, role),
+        )
+        return _view_response(view)
+
+    @post("/{check_id:str}/concede", sync_to_thread=True, status_code=200, summary="Concede")
+    def concede(
+        self, request: Request[Any, Any, Any], check_id: str, data: ActionBody | None = None
+    ) -> Response[dict[str, Any]]:
+        """Player only: the check ends as lost (reason ``conceded``)."""
+        rt = _runtime(request)
+        role = check_role(request, rt.settings, rt.store, check_id)
+        require(role, Role.PLAYER, action="conceding")
+        view = rt.service.concede(
+            check_id,
+            expected_version=_expected_version(
+                request, None if data is None else data.expected_version
+            ),
+            idempotency_key=_idempotency_key(request, role),
+        )
+        return _view_response(view)
+
+    @post("/{check_id:str}/cancel", sync_to_thread=True, status_code=200, summary="Cancel (GM)")
+    def cancel(
+        self, request: Request[Any, Any, Any], check_id: str, data: CancelBody | None = None
+    ) -> Response[dict[str, Any]]:
+        """GM only: the check is called off (no outcome) and its record is revealed."""
+        rt = _runtime(request)
+        role = check_role(request, rt.settings, rt.store, check_id)
+        require(role, Role.GM, action="cancelling a check")
+        view = rt.service.cancel(
+            check_id,
+            None if data is None else data.reason,
+            expected_version=_expected_version(
+                request, None if data is None else data.expected_version
+            ),
+            idempotency_key=_idempotency_key(request, role),
+        )
+        return _view_response(view)
+
+    @get("/{check_id:str}/record", sync_to_thread=True, summary="The revealed record")
+    def record(self, request: Request[Any, Any, Any], check_id: str) -> dict[str, Any]:
+        """After the end: seed, deal, moves, outcome, salt and commitment (409 before)."""
+        rt = _runtime(request)
+        check_role(request, rt.settings, rt.store, check_id)
+        return rt.service.record(check_id).to_dict()
+
+    @get("/{check_id:str}/events", sync_to_thread=True, summary="Events after a sequence number")
+    def events(
+        self,
+        request: Request[Any, Any, Any],
+        check_id: str,
+        after: int = Parameter(default=0, ge=0, description="return events after this sequence"),
+        limit: int = Parameter(default=100, ge=1, le=1000, description="at most this many"),
+    ) -> dict[str, Any]:
+        """The check's events, oldest first (poll with ``after`` = the last sequence seen)."""
+        rt = _runtime(request)
+        check_role(request, rt.settings, rt.store, check_id)
+        found = rt.service.events(check_id, after, limit)
+        return {
+            "events": [e.to_dict() for e in found],
+            "last_sequence": found[-1].sequence if found else after,
+        }
