@@ -19,7 +19,10 @@ How it works (see also ``/work/shared/reference/three-towers-solving.md``):
   runs they form and which sit above their own ancestors, with a bonus per empty space. It moves
   a tower's top run as a unit when the empty spaces allow (Hanoi-style; expanded into single
   moves for the certificate), never moves home cards, and breaks ties towards the newest
-  position. Pass i searches the first 2**i arrangements with 3**i times the first share each.
+  position. Pass i searches the first 2**i arrangements with 3**i times the first share each
+  (the first arrangement ``_LEAD`` times that). Standard and Ivory goals keep each search (its
+  open heap and seen table, at most ``_MAX_STORED`` positions in all) and resume it in the next
+  pass, so no state is generated twice; quota goals restart theirs.
   Quota checks use the same planner towards a pure chain of ``quota`` cards of the suit (every
   set of that many suited cards is a goal; sets whose cards come out of the deck highest first
   are tried first), scoring the chain's cards not home and the cards above them, and keeping an
@@ -385,6 +388,15 @@ _QUOTA_WEIGHTS = ((0, 3), (0, 0), (2, 3))
 _FIRST_SHARE = 30_000
 _QUOTA_FIRST_SHARE = 4_000
 _MAX_SHARE = 1_000_000  # bounds the memory of one search (its seen table)
+#: Bounds the positions all kept (resumable) planner searches hold together.
+_MAX_STORED = 1_500_000
+#: Standard and Ivory: from pass to pass, each goal's share grows this many times, and the
+#: number of goals searched this many times.
+_SHARE_GROWTH = 3
+_GOAL_GROWTH = 2
+#: Standard and Ivory: the first goal's share is this many times the others' (measured: the
+#: first arrangement in enumeration order wins most level-9 deals; see benchmarks/README.md).
+_LEAD = 3
 #: Games of at most this many cards (level 6) get a longer first exhaustive search.
 _SMALL_GAME = 15
 #: The first exhaustive search's share in larger games (it rarely decides them).
@@ -509,6 +521,166 @@ def _expand(p: _Problem, towers: Sequence[int], macros: Sequence[_Macro]) -> lis
     return out
 
 
+class _Planner:
+    """Greedy best-first search over (towers, deck position) towards one goal ``tg``, with macro
+    moves (a tower's top run moves as a unit when the empty spaces allow it), home cards never
+    moved, ties broken towards the newest position. :meth:`run` can be called again with a larger
+    limit: the search resumes where it stopped (its open heap and seen table are kept), so no
+    state is generated twice. Finding nothing proves nothing: the search is restricted."""
+
+    def __init__(
+        self, p: _Problem, tg: _Target, towers: Sequence[int], weights: tuple[int, int]
+    ) -> None:
+        self.p = p
+        self.tg = tg
+        self.weights = weights
+        nd = len(p.deck)
+        deck = p.deck
+        needed = tg.needed
+        # the pure chain's cards still in the deck
+        deck_need = [0] * (nd + 1)
+        if tg.quota:
+            for i in range(nd - 1, -1, -1):
+                deck_need[i] = deck_need[i + 1] + (_W_QUOTA * 2 if needed >> deck[i] & 1 else 0)
+        self.deck_need = deck_need
+        # chain bottoms still in the deck: each needs an empty space when it comes
+        roots = [0] * (nd + 1)
+        for i in range(nd - 1, -1, -1):
+            roots[i] = roots[i + 1] + (1 if tg.chain[deck[i]] else 0)
+        self.roots = roots
+        self.start = start = tuple(towers)
+        self.seen: dict[tuple[int, ...], tuple[tuple[int, ...] | None, _Macro | None]] = {
+            tuple(sorted(start)): (None, None)
+        }
+        self.heap: list[tuple[int, int, tuple[int, ...], int]] = [(0, 0, start, 0)]
+        self.counter = 0
+
+    @property
+    def stored(self) -> int:
+        """How many positions the search holds."""
+        return len(self.seen)
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether the (restricted) search has visited everything it can reach."""
+        return not self.heap
+
+    def finish(self, node: tuple[int, ...] | None) -> list[_Move]:
+        seen = self.seen
+        macros: list[_Macro] = []
+        while node is not None:
+            prev, mv = seen[tuple(sorted(node))]
+            if mv is not None:
+                macros.append(mv)
+            node = prev
+        macros.reverse()
+        return _expand(self.p, self.start, macros)
+
+    def run(self, budget: _Budget, limit: int) -> tuple[list[_Move] | None, bool]:
+        """Search on until ``limit`` positions in all (over every call) were generated. Returns
+        (a winning line, whether ``limit`` cut the search short)."""
+        p = self.p
+        tg = self.tg
+        onto = p.onto
+        spaces = len(self.start)
+        ev = tg.tower
+        memo = tg.memo
+        deck = p.deck
+        nd = len(deck)
+        w_deck, w_empty = self.weights
+        quota = tg.quota
+        check_won = quota or isinstance(p.variant, Quota)
+        won = p.won
+        deck_need = self.deck_need
+        roots = self.roots
+        w_room = _W_ROOM if quota else 0
+        seen = self.seen
+        heap = self.heap
+        counter = self.counter
+        try:
+            while heap:
+                if counter >= limit:
+                    return None, True
+                _h, _n, cur, pos = heapq.heappop(heap)
+                empties = 0
+                first_empty = -1
+                for j in range(spaces):
+                    if not cur[j]:
+                        empties += 1
+                        if first_empty < 0:
+                            first_empty = j
+                children: list[tuple[tuple[int, ...], int, _Macro]] = []
+                if pos < nd:
+                    x = deck[pos]
+                    mask = onto[x]
+                    for j in range(spaces):
+                        u = cur[j]
+                        if u:
+                            if not mask & u & -u:
+                                continue
+                        elif j != first_empty:
+                            continue
+                        nt = list(cur)
+                        nt[j] = u | 1 << x
+                        children.append((tuple(nt), pos + 1, (-1, pos, j)))
+                for i in range(spaces):
+                    t = cur[i]
+                    if not t:
+                        continue
+                    r = memo.get(t)
+                    x = t ^ (r if r is not None else ev(t))[0]
+                    k = 0
+                    run = 0
+                    while x:
+                        low = x & -x
+                        x ^= low
+                        k += 1
+                        run |= low
+                        if k > 1 << empties:
+                            break
+                        mask = onto[low.bit_length() - 1]
+                        for j in range(spaces):
+                            if j == i:
+                                continue
+                            u = cur[j]
+                            if u:
+                                if not mask & u & -u:
+                                    continue
+                            elif j != first_empty or run == t or k > 1 << (empties - 1):
+                                continue
+                            nt = list(cur)
+                            nt[i] = t ^ run
+                            nt[j] = u | run
+                            children.append((tuple(nt), pos, (i, k, j)))
+                for tup, npos, mv in children:
+                    key = tuple(sorted(tup))
+                    if key in seen:
+                        continue
+                    seen[key] = (cur, mv)
+                    counter += 1
+                    budget.spend()
+                    if check_won and won(tup, npos):
+                        return self.finish(tup), False
+                    cost = 0
+                    value = w_deck * (nd - npos) + deck_need[npos]
+                    room = roots[npos]
+                    for t in tup:
+                        if t:
+                            r = memo.get(t)
+                            cost += (r if r is not None else ev(t))[1]
+                        else:
+                            value -= w_empty
+                            room -= 1
+                    if room > 0:
+                        value += w_room * room
+                    if not cost and npos == nd and not quota and won(tup, npos):
+                        return self.finish(tup), False
+                    heapq.heappush(heap, (value + cost, -counter, tup, npos))
+            return None, False
+        finally:
+            self.counter = counter
+
+
 def _plan(
     p: _Problem,
     tg: _Target,
@@ -517,127 +689,8 @@ def _plan(
     limit: int,
     weights: tuple[int, int],
 ) -> tuple[list[_Move] | None, bool]:
-    """Greedy best-first search over (towers, deck position) towards ``tg``, with macro moves
-    (a tower's top run moves as a unit when the empty spaces allow it), home cards never moved,
-    ties broken towards the newest position. Returns (a winning line, whether ``limit`` cut the
-    search short). Finding nothing proves nothing: the search is restricted."""
-    onto = p.onto
-    spaces = len(towers)
-    ev = tg.tower
-    deck = p.deck
-    nd = len(deck)
-    w_deck, w_empty = weights
-    quota = tg.quota
-    check_won = quota or isinstance(p.variant, Quota)
-    won = p.won
-    needed = tg.needed
-    if quota:
-        # the pure chain's cards still in the deck
-        deck_need = [0] * (nd + 1)
-        for i in range(nd - 1, -1, -1):
-            deck_need[i] = deck_need[i + 1] + (_W_QUOTA * 2 if needed >> deck[i] & 1 else 0)
-    else:
-        deck_need = [0] * (nd + 1)
-    # chain bottoms still in the deck: each needs an empty space when it comes
-    roots = [0] * (nd + 1)
-    for i in range(nd - 1, -1, -1):
-        roots[i] = roots[i + 1] + (1 if tg.chain[deck[i]] else 0)
-    w_room = _W_ROOM if quota else 0
-
-    start = tuple(towers)
-    seen: dict[tuple[int, ...], tuple[tuple[int, ...] | None, _Macro | None]] = {
-        tuple(sorted(start)): (None, None)
-    }
-
-    def finish(node: tuple[int, ...] | None) -> list[_Move]:
-        macros: list[_Macro] = []
-        while node is not None:
-            prev, mv = seen[tuple(sorted(node))]
-            if mv is not None:
-                macros.append(mv)
-            node = prev
-        macros.reverse()
-        return _expand(p, start, macros)
-
-    heap: list[tuple[int, int, tuple[int, ...], int]] = [(0, 0, start, 0)]
-    counter = 0
-    while heap:
-        _h, _n, cur, pos = heapq.heappop(heap)
-        if counter >= limit:
-            return None, True
-        empties = 0
-        first_empty = -1
-        for j in range(spaces):
-            if not cur[j]:
-                empties += 1
-                if first_empty < 0:
-                    first_empty = j
-        children: list[tuple[tuple[int, ...], int, _Macro]] = []
-        if pos < nd:
-            x = deck[pos]
-            mask = onto[x]
-            for j in range(spaces):
-                u = cur[j]
-                if u:
-                    if not mask & u & -u:
-                        continue
-                elif j != first_empty:
-                    continue
-                nt = list(cur)
-                nt[j] = u | 1 << x
-                children.append((tuple(nt), pos + 1, (-1, pos, j)))
-        for i in range(spaces):
-            t = cur[i]
-            if not t:
-                continue
-            x = t ^ ev(t)[0]
-            k = 0
-            run = 0
-            while x:
-                low = x & -x
-                x ^= low
-                k += 1
-                run |= low
-                if k > 1 << empties:
-                    break
-                mask = onto[low.bit_length() - 1]
-                for j in range(spaces):
-                    if j == i:
-                        continue
-                    u = cur[j]
-                    if u:
-                        if not mask & u & -u:
-                            continue
-                    elif j != first_empty or run == t or k > 1 << (empties - 1):
-                        continue
-                    nt = list(cur)
-                    nt[i] = t ^ run
-                    nt[j] = u | run
-                    children.append((tuple(nt), pos, (i, k, j)))
-        for tup, npos, mv in children:
-            key = tuple(sorted(tup))
-            if key in seen:
-                continue
-            seen[key] = (cur, mv)
-            counter += 1
-            budget.spend()
-            if check_won and won(tup, npos):
-                return finish(tup), False
-            cost = 0
-            value = w_deck * (nd - npos) + deck_need[npos]
-            room = roots[npos]
-            for t in tup:
-                if t:
-                    cost += ev(t)[1]
-                else:
-                    value -= w_empty
-                    room -= 1
-            if room > 0:
-                value += w_room * room
-            if not cost and npos == nd and not quota and won(tup, npos):
-                return finish(tup), False
-            heapq.heappush(heap, (value + cost, -counter, tup, npos))
-    return None, False
+    """One fresh :class:`_Planner` search of ``limit`` positions towards ``tg``."""
+    return _Planner(p, tg, towers, weights).run(budget, limit)
 
 
 def _quota_targets(p: _Problem) -> list[tuple[tuple[int, ...], int]]:
@@ -722,6 +775,19 @@ def _first_win(p: _Problem, towers: Sequence[int], line: list[_Move]) -> list[_M
     raise AssertionError("the solver's line does not win")
 
 
+def _evict(searches: dict[int, _Planner], keep: int) -> None:
+    """Drop kept searches (the smallest first, never ``keep``) while they hold more than
+    ``_MAX_STORED`` positions in all; a dropped search starts afresh when its goal comes up."""
+    total = sum(s.stored for s in searches.values())
+    if total <= _MAX_STORED:
+        return
+    for size, index in sorted((s.stored, i) for i, s in searches.items() if i != keep):
+        del searches[index]
+        total -= size
+        if total <= _MAX_STORED:
+            return
+
+
 def _planned(p: _Problem, budget: _Budget, towers: list[int]) -> list[_Move] | None:
     """Phase 2: the planner towards each goal in turn, with growing budgets and, pass by pass,
     other heuristic weights. None when the budget ran out or every search ended empty-handed."""
@@ -753,15 +819,33 @@ def _planned(p: _Problem, budget: _Budget, towers: list[int]) -> list[_Move] | N
         # measured: with the arrangements as goals, the quota goals' first setting alone
         # gives a lower median (skill 8 quota 8: 0.17 s against 0.31 s, one deal fewer decided)
         portfolio = portfolio[:1]
+    # Standard and Ivory goals: each goal's search is kept between passes and resumed.
+    searches: dict[int, _Planner] = {}
+    exhausted: set[int] = set()
     for attempt in itertools.count():
         settings = portfolio if quota else (portfolio[attempt % len(portfolio)],)
         cut = False
         for weights in settings:
             for index, (parent, members) in enumerate(goals[:count]):
+                if index in exhausted:
+                    continue
                 tg = built.get(index)
                 if tg is None:
                     tg = built[index] = _Target(p, parent, members)
-                line, short = _plan(p, tg, towers, budget, share, weights)
+                if quota:
+                    line, short = _plan(p, tg, towers, budget, share, weights)
+                else:
+                    # resumed, not restarted: a pass only adds states to each goal's search
+                    search = searches.get(index)
+                    if search is None:
+                        search = searches[index] = _Planner(p, tg, towers, weights)
+                    line, short = search.run(
+                        budget, min(cap, share * _LEAD) if not index else share
+                    )
+                    if not short:
+                        exhausted.add(index)
+                        del searches[index]
+                    _evict(searches, index)
                 if line is not None:
                     return line
                 cut = cut or short
@@ -777,8 +861,12 @@ def _planned(p: _Problem, budget: _Budget, towers: list[int]) -> list[_Move] | N
             return None
         if share >= cap and count >= max(len(goals), len(arrangements)):
             return None
-        share = min(cap, share * 3)
-        count *= 2
+        if quota:
+            share = min(cap, share * 3)
+            count *= 2
+        else:
+            share = min(cap, share * _SHARE_GROWTH)
+            count *= _GOAL_GROWTH
     return None
 
 

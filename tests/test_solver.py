@@ -263,3 +263,37 @@ def test_small_budget_end_game_from_a_live_position() -> None:
     for move in again.moves:
         state.push(move)
     assert state.status is Status.WON
+
+
+def test_planner_resumes_where_it_stopped() -> None:
+    """A planner search run to 5,000 positions and then resumed to 40,000 does exactly what one
+    run to 40,000 does (its heap and seen table are kept, nothing is generated twice)."""
+    from skillcheck.solver import _Budget, _Planner, _Problem, _Target, _targets
+
+    game = ThreeTowers(level=9)
+    p = _Problem(game, ((),) * game.spaces, game.deal(108))
+    parent = _targets(p)[0]
+    start = list(p.start_towers)
+    once = _Planner(p, _Target(p, parent), start, (4, 3))
+    line_once, short_once = once.run(_Budget(None, None), 40_000)
+    twice = _Planner(p, _Target(p, parent), start, (4, 3))
+    budget = _Budget(None, None)
+    line, short = twice.run(budget, 5_000)
+    assert line is None and short and twice.counter >= 5_000
+    line, short = twice.run(budget, 40_000)
+    assert (line, short) == (line_once, short_once)
+    assert twice.counter == once.counter == budget.states
+    assert line is not None
+
+
+def test_small_budget_wins_easy_level_9_deals() -> None:
+    """20,000 states are enough for the easy level-9 deals (the first goal gets the lead)."""
+    game = ThreeTowers(level=9)
+    wins = 0
+    for seed in (1, 109, 110, 121, 132):
+        deal = game.deal(seed)
+        sol = solve(game, deal, max_states=20_000)
+        if sol.result == "win":
+            assert replays_to_win(game, deal, sol)
+            wins += 1
+    assert wins == 5
