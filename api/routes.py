@@ -7,7 +7,7 @@ Handlers are synchronous (the service and the SQL store are) and run in worker t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
@@ -122,6 +122,27 @@ def _idempotency_key(request: Request[Any, Any, Any], role: Role) -> str | None:
     return f"{role.value}:{key}"  # keys are scoped to the check; prefix the caller's role
 
 
+def _player_action(
+    request: Request[Any, Any, Any],
+    check_id: str,
+    data: ActionBody | None,
+    doing: str,
+    operation: Literal["undo", "concede"],
+) -> Response[dict[str, Any]]:
+    """A player's action without arguments (undo, concede), with version and idempotency."""
+    rt = _runtime(request)
+    role = check_role(request, rt.settings, rt.store, check_id)
+    require(role, Role.PLAYER, action=doing)
+    act = rt.service.undo if operation == "undo" else rt.service.concede
+    expected = None if data is None else data.expected_version
+    view = act(
+        check_id,
+        expected_version=_expected_version(request, expected),
+        idempotency_key=_idempotency_key(request, role),
+    )
+    return _view_response(view)
+
+
 def _spec(spec: Any) -> dict[str, Any]:
     return {
         "name": spec.name,
@@ -228,34 +249,14 @@ class ChecksController(Controller):
         self, request: Request[Any, Any, Any], check_id: str, data: ActionBody | None = None
     ) -> Response[dict[str, Any]]:
         """Player only; refused (422 undo-not-allowed) if the check's parameters forbid it."""
-        rt = _runtime(request)
-        role = check_role(request, rt.settings, rt.store, check_id)
-        require(role, Role.PLAYER, action="undoing a move")
-        view = rt.service.undo(
-            check_id,
-            expected_version=_expected_version(
-                request, None if data is None else data.expected_version
-            ),
-            idempotency_key=_idempotency_key(request, role),
-        )
-        return _view_response(view)
+        return _player_action(request, check_id, data, "undoing a move", "undo")
 
     @post("/{check_id:str}/concede", sync_to_thread=True, status_code=200, summary="Concede")
     def concede(
         self, request: Request[Any, Any, Any], check_id: str, data: ActionBody | None = None
     ) -> Response[dict[str, Any]]:
         """Player only: the check ends as lost (reason ``conceded``)."""
-        rt = _runtime(request)
-        role = check_role(request, rt.settings, rt.store, check_id)
-        require(role, Role.PLAYER, action="conceding")
-        view = rt.service.concede(
-            check_id,
-            expected_version=_expected_version(
-                request, None if data is None else data.expected_version
-            ),
-            idempotency_key=_idempotency_key(request, role),
-        )
-        return _view_response(view)
+        return _player_action(request, check_id, data, "conceding", "concede")
 
     @post("/{check_id:str}/cancel", sync_to_thread=True, status_code=200, summary="Cancel (GM)")
     def cancel(
