@@ -38,7 +38,7 @@ from skillcheck import __version__
 from skillcheck.cards import DECKTET, Card, Rank, Suit
 from skillcheck.engine import GAMES, Game, Move, Outcome, State, game_class
 from skillcheck.errors import ParseError, SkillcheckError
-from skillcheck.records import GameRecord, verify
+from skillcheck.records import GameRecord, read_json_object, verify
 from skillcheck.rng import draw_seed, validate_seed
 from skillcheck.serialization import game_params
 from skillcheck.three_towers import (
@@ -898,11 +898,8 @@ def verify_command(record_file: TextIO) -> None:
     text = record_file.read()
     revealed = False
     with _library_errors(EXIT_INVALID_RECORD):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ParseError(f"the game record is not valid JSON: {exc}") from None
-        if isinstance(data, dict) and data.get("format") == REVEALED_FORMAT:
+        data = read_json_object(text, "a game record")
+        if data.get("format") == REVEALED_FORMAT:
             # A check's revealed record: the seed and salt must match the published commitment.
             state = RevealedRecord.from_dict(data).verify()
             revealed = True

@@ -33,6 +33,17 @@ def _moves(value: Iterable[str]) -> tuple[str, ...]:
     return tuple(value)
 
 
+def read_json_object(text: str, what: str) -> dict[str, Any]:
+    """Parse ``text`` as a JSON object; otherwise a :class:`ParseError` naming ``what`` it is."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"{what} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ParseError(f"{what} is a JSON object, not {type(data).__name__}")
+    return data
+
+
 @frozen
 class GameRecord:
     game: str
@@ -96,11 +107,7 @@ class GameRecord:
 
     @classmethod
     def from_json(cls, text: str) -> GameRecord:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ParseError(f"the game record is not valid JSON: {exc}") from None
-        return cls.from_dict(data)
+        return cls.from_dict(read_json_object(text, "a game record"))
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:

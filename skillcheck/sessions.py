@@ -56,7 +56,7 @@ from skillcheck.errors import (
     SkillcheckError,
     VersionConflictError,
 )
-from skillcheck.records import UNWINNABLE_PROOF_STATES, GameRecord, verify
+from skillcheck.records import UNWINNABLE_PROOF_STATES, GameRecord, read_json_object, verify
 from skillcheck.rng import draw_seed, validate_seed
 from skillcheck.serialization import converter, game_from_params, game_params
 
@@ -478,13 +478,7 @@ class RevealedRecord:
 
     @classmethod
     def from_json(cls, text: str) -> RevealedRecord:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ParseError(f"the revealed record is not valid JSON: {exc}") from None
-        if not isinstance(data, dict):
-            raise ParseError("a revealed record is a JSON object")
-        return cls.from_dict(data)
+        return cls.from_dict(read_json_object(text, "a revealed record"))
 
 
 # ---- storage -----------------------------------------------------------------------------------
