@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from advanced_alchemy.extensions.litestar import SQLAlchemyPlugin
 from litestar import Litestar
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import MutableScopeHeaders, State
@@ -13,10 +14,11 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.db import make_engine, migrate
+from api.db import database_config, migrate
 from api.docs_page import OfflineDocsPlugin
+from api.pages import PAGE_HANDLERS
 from api.problems import domain_error_handler, http_error_handler, internal_error_handler
-from api.routes import ChecksController, GamesController, Runtime
+from api.routes import ChecksController, GamesController, Runtime, health
 from api.settings import Settings
 from api.store import SqlCheckStore
 from skillcheck.errors import SkillcheckError
@@ -55,16 +57,13 @@ def _security_headers(settings: Settings) -> Any:
 def create_app(settings: Settings | None = None) -> Litestar:
     """Build the API for ``settings`` (default: read from the environment)."""
     settings = Settings.from_env() if settings is None else settings
-    engine = make_engine(settings.database_url)
-    store = SqlCheckStore(engine)
+    db_config = database_config(settings.database_url)
+    store = SqlCheckStore(db_config)
     runtime = Runtime(settings, store, SessionService(store))
 
     def on_startup() -> None:
         if settings.migrate_on_startup:
-            migrate(engine)
-
-    def on_shutdown() -> None:
-        engine.dispose()
+            migrate(db_config)
 
     cors = None
     if settings.cors_origins:
@@ -76,9 +75,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
             max_age=600,
         )
     return Litestar(
-        route_handlers=[GamesController, ChecksController],
+        route_handlers=[GamesController, ChecksController, health, *PAGE_HANDLERS],
         on_startup=[on_startup],
-        on_shutdown=[on_shutdown],
+        plugins=[SQLAlchemyPlugin(config=db_config)],
         state=State({"runtime": runtime}),
         exception_handlers={
             SkillcheckError: domain_error_handler,

@@ -1,93 +1,121 @@
-"""Tables, the engine and the migrations.
+"""Tables, the database configuration and the migrations, through advanced-alchemy.
 
-The schema is owned by Alembic (``api/migrations``); :data:`metadata` mirrors the newest
-revision for queries. The session service is synchronous, so the API uses a synchronous
-SQLAlchemy engine and runs its handlers in worker threads (docs/api.md explains why).
+advanced-alchemy (Litestar's SQLAlchemy integration) owns the engine and the session maker
+(:func:`database_config`, registered on the app by its ``SQLAlchemyPlugin``), gives the models
+their declarative base and UTC-aware datetime type, and runs the Alembic migrations
+(:func:`migrate`; also ``litestar --app api.app:create_app database upgrade``). The schema is
+owned by the migrations in ``api/migrations``; the models mirror the newest revision.
+
+The session service is synchronous, so the API uses a synchronous engine and runs its handlers
+in worker threads (docs/api.md explains why).
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
+from advanced_alchemy.base import DefaultBase
+from advanced_alchemy.extensions.litestar import (
+    AlembicCommands,
+    AlembicSyncConfig,
+    EngineConfig,
+    SQLAlchemySyncConfig,
+)
+from advanced_alchemy.types import DateTimeUTC
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.orm import Mapped, mapped_column
 
 __all__ = [
-    "access",
-    "actions",
-    "checks",
-    "events",
-    "idempotency_keys",
-    "make_engine",
-    "metadata",
+    "VERSION_TABLE",
+    "AccessRow",
+    "ActionRow",
+    "CheckRow",
+    "EventRow",
+    "IdempotencyRow",
+    "database_config",
     "migrate",
     "sync_url",
 ]
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+#: Alembic's own table (its classic name, so ``alembic`` on the command line agrees).
+VERSION_TABLE = "alembic_version"
 
-metadata = sa.MetaData()
 
-checks = sa.Table(
-    "checks",
-    metadata,
-    sa.Column("id", sa.String(64), primary_key=True),
-    sa.Column("game", sa.String(64), nullable=False),
-    sa.Column("config", sa.JSON, nullable=False),
-    sa.Column("seed", sa.BigInteger, nullable=False),
-    sa.Column("salt", sa.String(64), nullable=False),
-    sa.Column("commitment", sa.String(64), nullable=False),
-    sa.Column("status", sa.String(16), nullable=False),
-    sa.Column("version", sa.Integer, nullable=False),
-    sa.Column("last_sequence", sa.Integer, nullable=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-)
+class CheckRow(DefaultBase):
+    """One check: its configuration, secret seed material, status and version."""
 
-actions = sa.Table(
-    "actions",
-    metadata,
-    sa.Column("check_id", sa.String(64), sa.ForeignKey("checks.id"), primary_key=True),
-    sa.Column("number", sa.Integer, primary_key=True),
-    sa.Column("code", sa.String(32), nullable=False),
-    sa.Column("note", sa.Text, nullable=True),
-    sa.Column("at", sa.DateTime(timezone=True), nullable=False),
-)
+    __tablename__ = "checks"
 
-events = sa.Table(
-    "events",
-    metadata,
-    sa.Column("check_id", sa.String(64), sa.ForeignKey("checks.id"), primary_key=True),
-    sa.Column("sequence", sa.Integer, primary_key=True),
-    sa.Column("version", sa.Integer, nullable=False),
-    sa.Column("kind", sa.String(16), nullable=False),
-    sa.Column("payload", sa.JSON, nullable=False),
-    sa.Column("at", sa.DateTime(timezone=True), nullable=False),
-)
+    id: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    game: Mapped[str] = mapped_column(sa.String(64))
+    config: Mapped[dict[str, Any]] = mapped_column(sa.JSON)
+    seed: Mapped[int] = mapped_column(sa.BigInteger)
+    salt: Mapped[str] = mapped_column(sa.String(64))
+    commitment: Mapped[str] = mapped_column(sa.String(64))
+    status: Mapped[str] = mapped_column(sa.String(16))
+    version: Mapped[int] = mapped_column(sa.Integer)
+    last_sequence: Mapped[int] = mapped_column(sa.Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTimeUTC(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTimeUTC(timezone=True))
 
-idempotency_keys = sa.Table(
-    "idempotency_keys",
-    metadata,
-    sa.Column("scope", sa.String(64), primary_key=True),
-    sa.Column("key", sa.String(255), primary_key=True),
-    sa.Column("fingerprint", sa.String(64), nullable=False),
-    sa.Column("check_id", sa.String(64), nullable=False),
-    sa.Column("version", sa.Integer, nullable=False),
-)
 
-#: Who may reach a check: SHA-256 hex digests of its player and spectator tokens and of the GM
-#: key that created it. The tokens themselves are never stored.
-access = sa.Table(
-    "check_access",
-    metadata,
-    sa.Column("check_id", sa.String(64), sa.ForeignKey("checks.id"), primary_key=True),
-    sa.Column("player_token_sha256", sa.String(64), nullable=False, unique=True),
-    sa.Column("spectator_token_sha256", sa.String(64), nullable=False, unique=True),
-    sa.Column("gm_key_sha256", sa.String(64), nullable=False, index=True),
-)
+class ActionRow(DefaultBase):
+    """The append-only log: action ``number`` n takes the check from version n-1 to n."""
+
+    __tablename__ = "actions"
+
+    check_id: Mapped[str] = mapped_column(
+        sa.String(64), sa.ForeignKey("checks.id"), primary_key=True
+    )
+    number: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    code: Mapped[str] = mapped_column(sa.String(32))
+    note: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+    at: Mapped[datetime] = mapped_column(DateTimeUTC(timezone=True))
+
+
+class EventRow(DefaultBase):
+    """What listeners and the event stream see, numbered per check."""
+
+    __tablename__ = "events"
+
+    check_id: Mapped[str] = mapped_column(
+        sa.String(64), sa.ForeignKey("checks.id"), primary_key=True
+    )
+    sequence: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    version: Mapped[int] = mapped_column(sa.Integer)
+    kind: Mapped[str] = mapped_column(sa.String(16))
+    payload: Mapped[dict[str, Any]] = mapped_column(sa.JSON)
+    at: Mapped[datetime] = mapped_column(DateTimeUTC(timezone=True))
+
+
+class IdempotencyRow(DefaultBase):
+    """An accepted request's key: a retry with the same key gets the same answer."""
+
+    __tablename__ = "idempotency_keys"
+
+    scope: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    key: Mapped[str] = mapped_column(sa.String(255), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(sa.String(64))
+    check_id: Mapped[str] = mapped_column(sa.String(64))
+    version: Mapped[int] = mapped_column(sa.Integer)
+
+
+class AccessRow(DefaultBase):
+    """Who may reach a check: SHA-256 hex digests of its player and spectator tokens and of the
+    GM key that created it. The tokens themselves are never stored."""
+
+    __tablename__ = "check_access"
+
+    check_id: Mapped[str] = mapped_column(
+        sa.String(64), sa.ForeignKey("checks.id"), primary_key=True
+    )
+    player_token_sha256: Mapped[str] = mapped_column(sa.String(64), unique=True)
+    spectator_token_sha256: Mapped[str] = mapped_column(sa.String(64), unique=True)
+    gm_key_sha256: Mapped[str] = mapped_column(sa.String(64), index=True)
 
 
 def sync_url(url: str) -> sa.URL:
@@ -102,41 +130,41 @@ def sync_url(url: str) -> sa.URL:
     return parsed
 
 
-def make_engine(url: str) -> Engine:
+def _sqlite_pragmas(engine: Engine, wal: bool) -> None:
+    @sa.event.listens_for(engine, "connect")
+    def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        if wal:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")  # WAL keeps commits durable in order
+        cursor.close()
+
+
+def database_config(url: str) -> SQLAlchemySyncConfig:
+    """The advanced-alchemy configuration for ``url`` (any SQLAlchemy URL; async driver names
+    are mapped to their sync twins). SQLite gets WAL, a busy timeout and foreign keys."""
     target = sync_url(url)
-    kwargs: dict[str, Any] = {"future": True}
-    if target.get_backend_name() == "sqlite":
-        kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+    sqlite = target.get_backend_name() == "sqlite"
+    if sqlite:
+        engine_config = EngineConfig(connect_args={"check_same_thread": False, "timeout": 30})
     else:
-        kwargs["pool_pre_ping"] = True
-    engine = sa.create_engine(target, **kwargs)
-    if target.get_backend_name() == "sqlite":
-
-        @sa.event.listens_for(engine, "connect")
-        def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-            cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute("PRAGMA busy_timeout=30000")
-            if target.database not in (None, "", ":memory:"):
-                cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.close()
-
-    return engine
-
-
-def alembic_config(url: str | None = None) -> Config:
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    if url is not None:
-        config.set_main_option(
-            "sqlalchemy.url", sync_url(url).render_as_string(hide_password=False).replace("%", "%%")
-        )
+        engine_config = EngineConfig(pool_pre_ping=True)
+    config = SQLAlchemySyncConfig(
+        connection_string=target.render_as_string(hide_password=False),
+        engine_config=engine_config,
+        alembic_config=AlembicSyncConfig(
+            script_location=str(MIGRATIONS), version_table_name=VERSION_TABLE
+        ),
+        create_all=False,  # the migrations make the schema, never create_all
+        session_dependency_key="db_session",
+    )
+    if sqlite:
+        _sqlite_pragmas(config.get_engine(), wal=target.database not in (None, "", ":memory:"))
     return config
 
 
-def migrate(engine: Engine, revision: str = "head") -> None:
+def migrate(config: SQLAlchemySyncConfig, revision: str = "head") -> None:
     """Bring the database to ``revision`` with Alembic (the only way the schema is made)."""
-    config = alembic_config()
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, revision)
+    AlembicCommands(sqlalchemy_config=config).upgrade(revision)

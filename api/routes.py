@@ -10,8 +10,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 import msgspec
+import sqlalchemy as sa
 from litestar import Controller, Request, Response, get, post
 from litestar.params import Parameter
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
 
 from api.auth import Role, check_role, gm_key_digest, new_token, require, sha256_hex
 from api.problems import ApiProblem
@@ -20,7 +23,7 @@ from api.store import Access, SqlCheckStore
 from skillcheck.engine import GAMES
 from skillcheck.sessions import COMMITMENT_SCHEME, CheckView, SessionService
 
-__all__ = ["ChecksController", "GamesController", "Runtime"]
+__all__ = ["ChecksController", "GamesController", "Runtime", "health"]
 
 MAX_IDEMPOTENCY_KEY = 200
 
@@ -157,6 +160,18 @@ def _spec(spec: Any) -> dict[str, Any]:
 
 
 # ---- controllers ------------------------------------------------------------------------------
+
+
+@get("/health", sync_to_thread=True, summary="Liveness and database readiness", tags=["ops"])
+def health(db_session: Session) -> Response[dict[str, Any]]:
+    """200 when the database answers (load balancers and ``docker`` health checks poll this);
+    503 with the reason when it does not."""
+    try:
+        db_session.execute(sa.text("SELECT 1"))
+    except SQLAlchemyError as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return Response({"status": "unavailable", "database": reason}, status_code=503)
+    return Response({"status": "ok", "database": "ok"})
 
 
 class GamesController(Controller):

@@ -1,4 +1,5 @@
-"""A SQLAlchemy implementation of the library's :class:`~skillcheck.sessions.CheckStore`.
+"""A SQL implementation of the library's :class:`~skillcheck.sessions.CheckStore`, on
+advanced-alchemy's session maker and repositories.
 
 ``append`` is an atomic compare-and-append: one transaction runs ``UPDATE checks SET version =
 :expected + n ... WHERE id = :id AND version = :expected``; no row updated means the version moved
@@ -8,15 +9,18 @@ are inserted. A unique violation on the key rolls all of it back.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import UTC, datetime
-from typing import Any
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, cast
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection, Engine
+from advanced_alchemy.extensions.litestar import SQLAlchemySyncConfig
+from advanced_alchemy.repository import SQLAlchemySyncRepository
+from sqlalchemy.engine import CursorResult
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
-from api import db
+from api.db import AccessRow, ActionRow, CheckRow, EventRow, IdempotencyRow
 from skillcheck.errors import CheckNotFoundError, IdempotencyKeyExistsError, VersionConflictError
 from skillcheck.sessions import (
     Action,
@@ -32,9 +36,12 @@ from skillcheck.sessions import (
 __all__ = ["Access", "SqlCheckStore"]
 
 
-def _utc(value: datetime) -> datetime:
-    """SQLite hands back naive datetimes: they were written in UTC."""
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+class CheckRepository(SQLAlchemySyncRepository[CheckRow]):
+    model_type = CheckRow
+
+
+class AccessRepository(SQLAlchemySyncRepository[AccessRow]):
+    model_type = AccessRow
 
 
 class Access:
@@ -52,8 +59,19 @@ class Access:
 class SqlCheckStore:
     """Checks in SQL tables (SQLite or PostgreSQL), safe to use from many threads."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def __init__(self, config: SQLAlchemySyncConfig) -> None:
+        self.config = config
+        self._session_maker = config.create_session_maker()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Session]:
+        with self._session_maker() as session, session.begin():
+            yield session
+
+    @contextmanager
+    def _reading(self) -> Iterator[Session]:
+        with self._session_maker() as session:
+            yield session
 
     # -- the CheckStore protocol ------------------------------------------------------------------
     def create(
@@ -64,11 +82,11 @@ class SqlCheckStore:
     ) -> None:
         _check_sequences(check.check_id, check.last_sequence, events)
         try:
-            with self.engine.begin() as conn:
+            with self._transaction() as session:
                 if idempotency is not None:
-                    self._refuse_taken_key(conn, idempotency)
-                conn.execute(
-                    sa.insert(db.checks).values(
+                    self._refuse_taken_key(session, idempotency)
+                CheckRepository(session=session).add(
+                    CheckRow(
                         id=check.check_id,
                         game=check.config.game,
                         config=check.config.to_dict(),
@@ -82,119 +100,110 @@ class SqlCheckStore:
                         updated_at=check.updated_at,
                     )
                 )
-                self._insert_actions(conn, check.check_id, 1, check.actions)
-                self._insert_events(conn, events)
+                self._insert_actions(session, check.check_id, 1, check.actions)
+                self._insert_events(session, events)
                 if idempotency is not None:
-                    self._insert_key(conn, idempotency)
+                    self._insert_key(session, idempotency)
         except IntegrityError:
             if idempotency is not None and self.idempotency(idempotency.scope, idempotency.key):
                 raise IdempotencyKeyExistsError(idempotency.scope, idempotency.key) from None
             raise
 
     def load(self, check_id: str) -> StoredCheck:
-        with self.engine.connect() as conn:
-            row = conn.execute(sa.select(db.checks).where(db.checks.c.id == check_id)).first()
+        with self._reading() as session:
+            row = CheckRepository(session=session).get_one_or_none(id=check_id)
             if row is None:
                 raise CheckNotFoundError(check_id)
-            logged = conn.execute(
-                sa.select(db.actions.c.code, db.actions.c.at, db.actions.c.note)
-                .where(db.actions.c.check_id == check_id)
-                .order_by(db.actions.c.number)
+            logged = session.execute(
+                sa.select(ActionRow.code, ActionRow.at, ActionRow.note)
+                .where(ActionRow.check_id == check_id)
+                .order_by(ActionRow.number)
             ).all()
-        config: dict[str, Any] = dict(row.config)
-        return StoredCheck(
-            check_id=row.id,
-            config=CheckConfig(**config),
-            seed=int(row.seed),
-            salt=row.salt,
-            commitment=row.commitment,
-            created_at=_utc(row.created_at),
-            actions=tuple(Action(a.code, _utc(a.at), a.note) for a in logged),
-            status=CheckStatus(row.status),
-            last_sequence=row.last_sequence,
-        )
+            return StoredCheck(
+                check_id=row.id,
+                config=CheckConfig(**dict(row.config)),
+                seed=int(row.seed),
+                salt=row.salt,
+                commitment=row.commitment,
+                created_at=row.created_at,
+                actions=tuple(Action(a.code, a.at, a.note) for a in logged),
+                status=CheckStatus(row.status),
+                last_sequence=row.last_sequence,
+            )
 
-    def append(self, check_id: str, change: Append) -> StoredCheck:
+    def append(self, check_id: str, change: Append) -> None:
         expected = change.expected_version
-        n = len(change.actions)
         try:
-            with self.engine.begin() as conn:
-                updated_at = change.actions[-1].at if change.actions else None
+            with self._transaction() as session:
                 values: dict[str, Any] = {
-                    "version": expected + n,
-                    "last_sequence": db.checks.c.last_sequence + len(change.events),
+                    "version": expected + len(change.actions),
+                    "last_sequence": CheckRow.last_sequence + len(change.events),
                     "status": change.status.value,
                 }
-                if updated_at is not None:
-                    values["updated_at"] = updated_at
-                result = conn.execute(
-                    sa.update(db.checks)
-                    .where(db.checks.c.id == check_id, db.checks.c.version == expected)
-                    .values(**values)
+                if change.actions:
+                    values["updated_at"] = change.actions[-1].at
+                result = cast(
+                    "CursorResult[Any]",
+                    session.execute(
+                        sa.update(CheckRow)
+                        .where(CheckRow.id == check_id, CheckRow.version == expected)
+                        .values(**values)
+                        .returning(CheckRow.last_sequence)
+                    ),
                 )
-                if result.rowcount != 1:
-                    actual = conn.execute(
-                        sa.select(db.checks.c.version).where(db.checks.c.id == check_id)
+                last = result.scalar_one_or_none()
+                if last is None:
+                    actual = session.execute(
+                        sa.select(CheckRow.version).where(CheckRow.id == check_id)
                     ).scalar_one_or_none()
                     if actual is None:
                         raise CheckNotFoundError(check_id)
                     raise VersionConflictError(check_id, expected, actual)
                 # The row is locked by this transaction now: its last_sequence is ours.
-                last = conn.execute(
-                    sa.select(db.checks.c.last_sequence).where(db.checks.c.id == check_id)
-                ).scalar_one()
                 _check_sequences(check_id, last - len(change.events), change.events)
                 if change.idempotency is not None:
-                    self._refuse_taken_key(conn, change.idempotency)
-                self._insert_actions(conn, check_id, expected + 1, change.actions)
-                self._insert_events(conn, change.events)
+                    self._refuse_taken_key(session, change.idempotency)
+                self._insert_actions(session, check_id, expected + 1, change.actions)
+                self._insert_events(session, change.events)
                 if change.idempotency is not None:
-                    self._insert_key(conn, change.idempotency)
+                    self._insert_key(session, change.idempotency)
         except IntegrityError:
             key = change.idempotency
             if key is not None and self.idempotency(key.scope, key.key) is not None:
                 raise IdempotencyKeyExistsError(key.scope, key.key) from None
             raise
-        return self.load(check_id)
 
     def events(self, check_id: str, after: int = 0, limit: int | None = None) -> list[CheckEvent]:
-        with self.engine.connect() as conn:
-            exists = conn.execute(
-                sa.select(db.checks.c.id).where(db.checks.c.id == check_id)
-            ).first()
-            if exists is None:
+        with self._reading() as session:
+            if not CheckRepository(session=session).exists(id=check_id):
                 raise CheckNotFoundError(check_id)
             query = (
-                sa.select(db.events)
-                .where(db.events.c.check_id == check_id, db.events.c.sequence > after)
-                .order_by(db.events.c.sequence)
+                sa.select(EventRow)
+                .where(EventRow.check_id == check_id, EventRow.sequence > after)
+                .order_by(EventRow.sequence)
             )
             if limit is not None:
                 query = query.limit(limit)
-            rows = conn.execute(query).all()
-        return [
-            CheckEvent(
-                r.check_id, r.sequence, r.version, EventKind(r.kind), dict(r.payload), _utc(r.at)
-            )
-            for r in rows
-        ]
+            rows = session.scalars(query).all()
+            return [
+                CheckEvent(
+                    r.check_id, r.sequence, r.version, EventKind(r.kind), dict(r.payload), r.at
+                )
+                for r in rows
+            ]
 
     def idempotency(self, scope: str, key: str) -> IdempotencyRecord | None:
-        with self.engine.connect() as conn:
-            row = conn.execute(
-                sa.select(db.idempotency_keys).where(
-                    db.idempotency_keys.c.scope == scope, db.idempotency_keys.c.key == key
-                )
-            ).first()
-        if row is None:
-            return None
-        return IdempotencyRecord(row.scope, row.key, row.fingerprint, row.check_id, row.version)
+        with self._reading() as session:
+            row = session.get(IdempotencyRow, (scope, key))
+            if row is None:
+                return None
+            return IdempotencyRecord(row.scope, row.key, row.fingerprint, row.check_id, row.version)
 
     # -- access (tokens are stored as SHA-256 digests only) ---------------------------------------
     def save_access(self, access: Access) -> None:
-        with self.engine.begin() as conn:
-            conn.execute(
-                sa.insert(db.access).values(
+        with self._transaction() as session:
+            AccessRepository(session=session).add(
+                AccessRow(
                     check_id=access.check_id,
                     player_token_sha256=access.player_token_sha256,
                     spectator_token_sha256=access.spectator_token_sha256,
@@ -203,33 +212,27 @@ class SqlCheckStore:
             )
 
     def access(self, check_id: str) -> Access | None:
-        with self.engine.connect() as conn:
-            row = conn.execute(sa.select(db.access).where(db.access.c.check_id == check_id)).first()
-        if row is None:
-            return None
-        return Access(
-            row.check_id, row.player_token_sha256, row.spectator_token_sha256, row.gm_key_sha256
-        )
+        with self._reading() as session:
+            row = AccessRepository(session=session).get_one_or_none(check_id=check_id)
+            if row is None:
+                return None
+            return Access(
+                row.check_id, row.player_token_sha256, row.spectator_token_sha256, row.gm_key_sha256
+            )
 
     # -- helpers ----------------------------------------------------------------------------------
     @staticmethod
-    def _refuse_taken_key(conn: Connection, record: IdempotencyRecord) -> None:
-        taken = conn.execute(
-            sa.select(db.idempotency_keys.c.key).where(
-                db.idempotency_keys.c.scope == record.scope,
-                db.idempotency_keys.c.key == record.key,
-            )
-        ).first()
-        if taken is not None:
+    def _refuse_taken_key(session: Session, record: IdempotencyRecord) -> None:
+        if session.get(IdempotencyRow, (record.scope, record.key)) is not None:
             raise IdempotencyKeyExistsError(record.scope, record.key)
 
     @staticmethod
     def _insert_actions(
-        conn: Connection, check_id: str, first: int, logged: Sequence[Action]
+        session: Session, check_id: str, first: int, logged: Sequence[Action]
     ) -> None:
         if logged:
-            conn.execute(
-                sa.insert(db.actions),
+            session.execute(
+                sa.insert(ActionRow),
                 [
                     {"check_id": check_id, "number": first + i, "code": a.code, "note": a.note,
                      "at": a.at}
@@ -238,10 +241,10 @@ class SqlCheckStore:
             )  # fmt: skip
 
     @staticmethod
-    def _insert_events(conn: Connection, new: Sequence[CheckEvent]) -> None:
+    def _insert_events(session: Session, new: Sequence[CheckEvent]) -> None:
         if new:
-            conn.execute(
-                sa.insert(db.events),
+            session.execute(
+                sa.insert(EventRow),
                 [
                     {"check_id": e.check_id, "sequence": e.sequence, "version": e.version,
                      "kind": e.kind.value, "payload": e.payload, "at": e.at}
@@ -250,9 +253,9 @@ class SqlCheckStore:
             )  # fmt: skip
 
     @staticmethod
-    def _insert_key(conn: Connection, record: IdempotencyRecord) -> None:
-        conn.execute(
-            sa.insert(db.idempotency_keys).values(
+    def _insert_key(session: Session, record: IdempotencyRecord) -> None:
+        session.add(
+            IdempotencyRow(
                 scope=record.scope,
                 key=record.key,
                 fingerprint=record.fingerprint,

@@ -505,10 +505,9 @@ class CheckStore(Protocol):
     def load(self, check_id: str) -> StoredCheck:
         """The check with its whole action log; raises :class:`CheckNotFoundError`."""
 
-    def append(self, check_id: str, change: Append) -> StoredCheck:
+    def append(self, check_id: str, change: Append) -> None:
         """Compare and append: if the check is at ``change.expected_version``, add the actions
-        and events, set the status and store the idempotency record, all or nothing, and return
-        the new check. Raises :class:`CheckNotFoundError`, :class:`VersionConflictError` or
+        and events, set the status and store the idempotency record, all or nothing. Raises :class:`CheckNotFoundError`, :class:`VersionConflictError` or
         :class:`IdempotencyKeyExistsError`, writing nothing."""
 
     def events(self, check_id: str, after: int = 0, limit: int | None = None) -> list[CheckEvent]:
@@ -550,7 +549,7 @@ class InMemoryCheckStore:
         with self._lock:
             return self._get(check_id)
 
-    def append(self, check_id: str, change: Append) -> StoredCheck:
+    def append(self, check_id: str, change: Append) -> None:
         with self._lock:
             check = self._get(check_id)
             if check.version != change.expected_version:
@@ -569,7 +568,6 @@ class InMemoryCheckStore:
             if change.idempotency is not None:
                 key = change.idempotency
                 self._keys[key.scope, key.key] = key
-            return stored
 
     def events(self, check_id: str, after: int = 0, limit: int | None = None) -> list[CheckEvent]:
         with self._lock:

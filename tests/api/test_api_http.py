@@ -262,3 +262,21 @@ def test_tokens_are_stored_hashed(client: TestClient[Any]) -> None:
 
 def test_settings_for_uses_both_gm_keys() -> None:
     assert settings_for("sqlite://").gm_keys == (GM_KEY, OTHER_GM_KEY)
+
+
+def test_health_reports_the_database(client: TestClient[Any]) -> None:
+    """Load balancers poll /health: 200 while the database answers, no token needed."""
+    response = client.get("/health")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "database": "ok"}
+
+
+def test_health_is_503_when_the_database_is_gone(tmp_path: Any) -> None:
+    """A database the server cannot open makes /health say so (503), not crash."""
+    missing = tmp_path / "no-such-dir" / "db.sqlite3"
+    settings = Settings(database_url=f"sqlite:///{missing}", migrate_on_startup=False)
+    with TestClient(create_app(settings)) as client:
+        response = client.get("/health")
+    assert response.status_code == 503
+    assert response.json()["status"] == "unavailable"
+    assert "unable to open database file" in response.json()["database"]
