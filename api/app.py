@@ -4,18 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio.to_thread
 from advanced_alchemy.extensions.litestar import SQLAlchemyPlugin
 from litestar import Litestar
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import MutableScopeHeaders, State
 from litestar.enums import ScopeType
 from litestar.exceptions import HTTPException
+from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
+from litestar.stores.base import Store
+from litestar.stores.memory import MemoryStore
+from litestar.stores.redis import RedisStore
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.db import database_config, migrate
 from api.docs_page import OfflineDocsPlugin
+from api.live import Bridge, make_channels
+from api.odds import OddsController, OddsRunner
 from api.pages import PAGE_HANDLERS
 from api.problems import domain_error_handler, http_error_handler, internal_error_handler
 from api.routes import ChecksController, GamesController, Runtime, health
@@ -54,38 +61,86 @@ def _security_headers(settings: Settings) -> Any:
     return middleware
 
 
+def _stores(settings: Settings) -> dict[str, Store]:
+    """Rate-limit counters and the odds cache: in Redis when configured (shared by every API
+    process), else in this process's memory."""
+    names = ("rate_limit", "odds")
+    if settings.redis_url:
+        from redis.asyncio import Redis
+
+        redis = Redis.from_url(settings.redis_url)
+        prefix = settings.redis_prefix
+        return {name: RedisStore(redis, namespace=f"{prefix}:{name}") for name in names}
+    return {name: MemoryStore() for name in names}
+
+
+def _rate_limit(settings: Settings) -> RateLimitConfig | None:
+    """Requests per client address; /health, the docs and the player's page are exempt."""
+    if settings.rate_limit is None:
+        return None
+    unit, count = settings.rate_limit
+    return RateLimitConfig(
+        rate_limit=(unit, count),  # type: ignore[arg-type]
+        exclude=["/health", "/schema", "/play", "/static"],
+        store="rate_limit",
+    )
+
+
+def _middleware(settings: Settings) -> list[Any]:
+    limits = _rate_limit(settings)
+    security = _security_headers(settings)
+    return [security] if limits is None else [security, limits.middleware]
+
+
 def create_app(settings: Settings | None = None) -> Litestar:
     """Build the API for ``settings`` (default: read from the environment)."""
     settings = Settings.from_env() if settings is None else settings
     db_config = database_config(settings.database_url)
     store = SqlCheckStore(db_config)
-    runtime = Runtime(settings, store, SessionService(store))
+    service = SessionService(store)
+    channels = make_channels(settings.redis_url, settings.redis_prefix)
+    bridge = Bridge(service, channels)
+    runtime = Runtime(settings, store, service, channels)
+    odds_runner = OddsRunner()
 
-    def on_startup() -> None:
+    async def on_startup() -> None:
         if settings.migrate_on_startup:
-            migrate(db_config)
+            await anyio.to_thread.run_sync(migrate, db_config)
+        await bridge.start()
+
+    async def on_shutdown() -> None:
+        await bridge.stop()
+        odds_runner.shutdown()
 
     cors = None
     if settings.cors_origins:
         cors = CORSConfig(
             allow_origins=list(settings.cors_origins),
             allow_methods=["GET", "POST", "OPTIONS"],
-            allow_headers=["Authorization", "Content-Type", "If-Match", "Idempotency-Key"],
+            allow_headers=[
+                "Authorization",
+                "Content-Type",
+                "If-Match",
+                "Idempotency-Key",
+                "Last-Event-ID",
+            ],
             expose_headers=["ETag", "Location"],
             max_age=600,
         )
     return Litestar(
-        route_handlers=[GamesController, ChecksController, health, *PAGE_HANDLERS],
+        route_handlers=[GamesController, ChecksController, OddsController, health, *PAGE_HANDLERS],
         on_startup=[on_startup],
-        plugins=[SQLAlchemyPlugin(config=db_config)],
-        state=State({"runtime": runtime}),
+        on_shutdown=[on_shutdown],
+        plugins=[SQLAlchemyPlugin(config=db_config), channels],
+        state=State({"runtime": runtime, "odds_runner": odds_runner}),
+        stores=_stores(settings),
+        middleware=_middleware(settings),
         exception_handlers={
             SkillcheckError: domain_error_handler,
             HTTPException: http_error_handler,
             Exception: internal_error_handler,
         },
         cors_config=cors,
-        middleware=[_security_headers(settings)],
         request_max_body_size=MAX_BODY_BYTES,
         openapi_config=OpenAPIConfig(
             title="skillcheck API",

@@ -12,6 +12,8 @@ in worker threads (docs/api.md explains why).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import Mapped, mapped_column
 
 __all__ = [
+    "MIGRATION_LOCK_KEY",
     "VERSION_TABLE",
     "AccessRow",
     "ActionRow",
@@ -165,6 +168,31 @@ def database_config(url: str) -> SQLAlchemySyncConfig:
     return config
 
 
+#: PostgreSQL advisory lock held while migrating (any constant the app owns).
+MIGRATION_LOCK_KEY = 0x5C_1C_EC_01
+
+
 def migrate(config: SQLAlchemySyncConfig, revision: str = "head") -> None:
-    """Bring the database to ``revision`` with Alembic (the only way the schema is made)."""
+    """Bring the database to ``revision`` with Alembic (the only way the schema is made).
+
+    Several API processes start at once and all migrate: on PostgreSQL an advisory lock (taken
+    in ``migrations/env.py``) lets one run while the others wait and then find nothing to do;
+    on a SQLite file an exclusive lock on a file beside it does the same."""
+    url = config.get_engine().url
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        with _file_lock(Path(f"{url.database}.migrate-lock")):
+            AlembicCommands(sqlalchemy_config=config).upgrade(revision)
+        return
     AlembicCommands(sqlalchemy_config=config).upgrade(revision)
+
+
+@contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    import fcntl
+
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

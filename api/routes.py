@@ -12,11 +12,14 @@ from typing import Any, ClassVar, Literal
 import msgspec
 import sqlalchemy as sa
 from litestar import Controller, Request, Response, get, post
+from litestar.channels import ChannelsPlugin
 from litestar.params import Parameter
+from litestar.response import ServerSentEvent
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from api.auth import Role, check_role, gm_key_digest, new_token, require, sha256_hex
+from api.live import event_stream
 from api.problems import ApiProblem
 from api.settings import Settings
 from api.store import Access, SqlCheckStore
@@ -35,6 +38,7 @@ class Runtime:
     settings: Settings
     store: SqlCheckStore
     service: SessionService
+    channels: ChannelsPlugin
 
 
 def _runtime(request: Request[Any, Any, Any]) -> Runtime:
@@ -314,3 +318,47 @@ class ChecksController(Controller):
             "events": [e.to_dict() for e in found],
             "last_sequence": found[-1].sequence if found else after,
         }
+
+    @get(
+        "/{check_id:str}/stream",
+        sync_to_thread=True,
+        summary="Live events (server-sent events)",
+        response_description="text/event-stream: one message per event (id = sequence, "
+        "event = kind, data = the event as in /events); ends after the check's last event",
+    )
+    def stream(
+        self,
+        request: Request[Any, Any, Any],
+        check_id: str,
+        after: int | None = Parameter(
+            default=None, ge=0, description="start after this sequence (else Last-Event-ID, else 0)"
+        ),
+    ) -> ServerSentEvent:
+        """Moves and the result as they happen, to the player, spectators and the GM. Resume
+        with ``Last-Event-ID`` (or ``?after=``); browsers read it with ``fetch`` because
+        ``EventSource`` cannot send the Authorization header (docs/api.md)."""
+        rt = _runtime(request)
+        check_role(request, rt.settings, rt.store, check_id)
+        start = after if after is not None else _last_event_id(request)
+
+        def read(since: int) -> list[dict[str, Any]]:
+            return [e.to_dict() for e in rt.service.events(check_id, since)]
+
+        return ServerSentEvent(
+            event_stream(rt.channels, read, check_id, start),
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
+
+
+def _last_event_id(request: Request[Any, Any, Any]) -> int:
+    header = request.headers.get("last-event-id")
+    if header is None or not header.strip():
+        return 0
+    if not header.strip().isdigit():
+        raise ApiProblem(
+            400,
+            "invalid-last-event-id",
+            f"Last-Event-ID must be an event's sequence number (a whole number), not {header!r}",
+            field="Last-Event-ID",
+        )
+    return int(header.strip())

@@ -6,15 +6,36 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["DEFAULT_DATABASE_URL", "Settings"]
+__all__ = ["DEFAULT_DATABASE_URL", "DEFAULT_RATE_LIMIT", "Settings", "parse_rate_limit"]
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./skillcheck.sqlite3"
+#: Requests per client address: a player clicking fast makes a few per second.
+DEFAULT_RATE_LIMIT: tuple[str, int] = ("minute", 1200)
 
 
 def _split(value: str | None) -> tuple[str, ...]:
     if not value:
         return ()
     return tuple(part.strip() for part in value.split(",") if part.strip())
+
+
+_RATE_UNITS = ("second", "minute", "hour", "day")
+
+
+def parse_rate_limit(value: str | None) -> tuple[str, int] | None:
+    """``"1200/minute"`` → ``("minute", 1200)``; ``"off"`` or ``"0"`` → None (no limit)."""
+    if value is None or not value.strip():
+        return DEFAULT_RATE_LIMIT
+    text = value.strip().lower()
+    if text in {"off", "0", "none", "false", "no"}:
+        return None
+    count, _, unit = text.partition("/")
+    if not count.strip().isdigit() or int(count) < 1 or unit.strip() not in _RATE_UNITS:
+        raise ValueError(
+            f"SKILLCHECK_RATE_LIMIT={value!r} is not a rate limit: write <requests>/<unit> with "
+            f"a unit among {', '.join(_RATE_UNITS)} (e.g. '1200/minute'), or 'off'"
+        )
+    return unit.strip(), int(count)
 
 
 def _flag(value: str | None, default: bool) -> bool:
@@ -38,6 +59,17 @@ class Settings:
     frame_ancestors: tuple[str, ...] = ()
     #: Run the Alembic migrations to the newest revision when the app starts.
     migrate_on_startup: bool = True
+    #: Redis URL (``redis://127.0.0.1:6379/0``). Set it when several API processes serve one
+    #: database: live events, rate-limit counters and the odds cache are then shared through it.
+    #: Unset: all of them live in the process's memory.
+    redis_url: str | None = None
+    #: Prefix of every Redis key and channel, so several deployments can share one Redis.
+    redis_prefix: str = "skillcheck"
+    #: Requests per client address and period (``SKILLCHECK_RATE_LIMIT=1200/minute``; ``off``).
+    rate_limit: tuple[str, int] | None = DEFAULT_RATE_LIMIT
+    #: Callback URLs on loopback/private networks are refused unless this is on (local tests,
+    #: a VTT on the same LAN). Refusing them keeps the server from being used to reach them.
+    webhooks_allow_private: bool = False
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 1
@@ -51,6 +83,10 @@ class Settings:
             cors_origins=_split(env.get("SKILLCHECK_CORS_ORIGINS")),
             frame_ancestors=_split(env.get("SKILLCHECK_FRAME_ANCESTORS")),
             migrate_on_startup=_flag(env.get("SKILLCHECK_MIGRATE"), True),
+            redis_url=env.get("SKILLCHECK_REDIS_URL") or None,
+            redis_prefix=env.get("SKILLCHECK_REDIS_PREFIX") or "skillcheck",
+            rate_limit=parse_rate_limit(env.get("SKILLCHECK_RATE_LIMIT")),
+            webhooks_allow_private=_flag(env.get("SKILLCHECK_WEBHOOKS_ALLOW_PRIVATE"), False),
             host=env.get("SKILLCHECK_HOST") or "127.0.0.1",
             port=int(env.get("SKILLCHECK_PORT") or 8000),
             workers=int(env.get("SKILLCHECK_WORKERS") or 1),

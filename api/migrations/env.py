@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import os
 
+import sqlalchemy as sa
 from alembic import context
 from sqlalchemy.engine import Connection, Engine
 
+from api.db import MIGRATION_LOCK_KEY as LOCK_KEY
 from api.db import VERSION_TABLE, CheckRow, database_config
 from api.settings import DEFAULT_DATABASE_URL
 
@@ -21,6 +23,8 @@ def _run(connection: Connection) -> None:
         connection=connection, target_metadata=target_metadata, version_table=VERSION_TABLE
     )
     with context.begin_transaction():
+        if connection.dialect.name == "postgresql":  # one migrating process at a time
+            connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": LOCK_KEY})
         context.run_migrations()
 
 
