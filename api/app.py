@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import anyio.to_thread
@@ -18,20 +19,25 @@ from litestar.stores.base import Store
 from litestar.stores.memory import MemoryStore
 from litestar.stores.redis import RedisStore
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from sqlalchemy.exc import SQLAlchemyError
 
 from api.db import database_config, migrate
 from api.docs_page import OfflineDocsPlugin
 from api.live import Bridge, make_channels
 from api.odds import OddsController, OddsRunner
+from api.outbox import SqlOutbox
 from api.pages import PAGE_HANDLERS
 from api.problems import domain_error_handler, http_error_handler, internal_error_handler
 from api.routes import ChecksController, GamesController, Runtime, health
 from api.settings import Settings
 from api.store import SqlCheckStore
+from api.webhooks import WebhookDispatcher
 from skillcheck.errors import SkillcheckError
-from skillcheck.sessions import SessionService
+from skillcheck.sessions import CheckEvent, SessionService
 
 __all__ = ["create_app"]
+
+logger = logging.getLogger("api")
 
 #: Request bodies are small JSON objects; anything bigger is refused with 413.
 MAX_BODY_BYTES = 64 * 1024
@@ -100,15 +106,34 @@ def create_app(settings: Settings | None = None) -> Litestar:
     service = SessionService(store)
     channels = make_channels(settings.redis_url, settings.redis_prefix)
     bridge = Bridge(service, channels)
-    runtime = Runtime(settings, store, service, channels)
+    outbox = SqlOutbox(
+        db_config, base_url=settings.public_url, allow_private=settings.webhooks_allow_private
+    )
+    dispatcher = WebhookDispatcher(
+        outbox, outbox.signer_for, allow_private=settings.webhooks_allow_private
+    )
+    runtime = Runtime(settings, store, service, channels, outbox)
+
+    def enqueue_result(event: CheckEvent) -> None:
+        delivery = outbox.delivery_for(event)
+        if delivery is not None and outbox.enqueue(delivery):
+            dispatcher.wake()
+
+    service.subscribe(enqueue_result)
     odds_runner = OddsRunner()
 
     async def on_startup() -> None:
         if settings.migrate_on_startup:
             await anyio.to_thread.run_sync(migrate, db_config)
         await bridge.start()
+        try:
+            await anyio.to_thread.run_sync(outbox.enqueue_missing)
+        except SQLAlchemyError:  # the database may come up later; /health says so meanwhile
+            logger.exception("cannot look for webhooks left unsent; the next start will")
+        await dispatcher.start()
 
     async def on_shutdown() -> None:
+        await dispatcher.stop()
         await bridge.stop()
         odds_runner.shutdown()
 

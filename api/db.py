@@ -36,8 +36,10 @@ __all__ = [
     "AccessRow",
     "ActionRow",
     "CheckRow",
+    "DeliveryRow",
     "EventRow",
     "IdempotencyRow",
+    "WebhookRow",
     "database_config",
     "migrate",
     "sync_url",
@@ -119,6 +121,43 @@ class AccessRow(DefaultBase):
     player_token_sha256: Mapped[str] = mapped_column(sa.String(64), unique=True)
     spectator_token_sha256: Mapped[str] = mapped_column(sa.String(64), unique=True)
     gm_key_sha256: Mapped[str] = mapped_column(sa.String(64), index=True)
+
+
+class WebhookRow(DefaultBase):
+    """A check's callback URL and the secret its deliveries are signed with (an HMAC key: it
+    is needed in clear to sign, so it is stored as given)."""
+
+    __tablename__ = "check_webhooks"
+
+    check_id: Mapped[str] = mapped_column(
+        sa.String(64), sa.ForeignKey("checks.id"), primary_key=True
+    )
+    url: Mapped[str] = mapped_column(sa.String(2048))
+    secret: Mapped[str] = mapped_column(sa.String(128))
+
+
+class DeliveryRow(DefaultBase):
+    """The webhook outbox (``api.webhooks.Outbox`` semantics; ``api.outbox`` implements it)."""
+
+    __tablename__ = "webhook_deliveries"
+    __table_args__ = (
+        sa.Index("ix_webhook_deliveries_due", "status", "next_attempt_at"),
+        sa.Index("ix_webhook_deliveries_check", "check_id"),
+    )
+
+    id: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    check_id: Mapped[str] = mapped_column(sa.String(64), sa.ForeignKey("checks.id"))
+    url: Mapped[str] = mapped_column(sa.String(2048))
+    event_type: Mapped[str] = mapped_column(sa.String(64))
+    body: Mapped[bytes] = mapped_column(sa.LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(DateTimeUTC(timezone=True))
+    next_attempt_at: Mapped[datetime] = mapped_column(DateTimeUTC(timezone=True))
+    attempts: Mapped[int] = mapped_column(sa.Integer)
+    status: Mapped[str] = mapped_column(sa.String(16))
+    last_attempt_at: Mapped[datetime | None] = mapped_column(
+        DateTimeUTC(timezone=True), nullable=True
+    )
+    last_error: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
 
 
 def sync_url(url: str) -> sa.URL:

@@ -20,9 +20,11 @@ from sqlalchemy.orm import Session
 
 from api.auth import Role, check_role, gm_key_digest, new_token, require, sha256_hex
 from api.live import event_stream
+from api.outbox import CheckWebhook, SqlOutbox
 from api.problems import ApiProblem
 from api.settings import Settings
 from api.store import Access, SqlCheckStore
+from api.webhooks import CallbackUrlError, WebhookSigner, generate_secret, validate_callback_url
 from skillcheck.engine import GAMES
 from skillcheck.sessions import COMMITMENT_SCHEME, CheckView, SessionService
 
@@ -39,6 +41,7 @@ class Runtime:
     store: SqlCheckStore
     service: SessionService
     channels: ChannelsPlugin
+    outbox: SqlOutbox
 
 
 def _runtime(request: Request[Any, Any, Any]) -> Runtime:
@@ -60,6 +63,10 @@ class CreateCheck(msgspec.Struct, forbid_unknown_fields=True):
     end_when_lost: bool = False
     label: str | None = None
     metadata: dict[str, Any] = msgspec.field(default_factory=dict)
+    #: Where the result is POSTed when the check ends (Standard Webhooks, docs/webhooks.md).
+    callback_url: str | None = None
+    #: The ``whsec_...`` secret that signs the callbacks; omitted: one is made and returned.
+    webhook_secret: str | None = None
 
 
 class MoveBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -150,6 +157,31 @@ def _player_action(
     return _view_response(view)
 
 
+def _webhook_of(data: CreateCheck, settings: Settings) -> tuple[str, str] | None:
+    """The callback URL and signing secret a creation asks for, checked (400 names the field)."""
+    if data.callback_url is None:
+        if data.webhook_secret is not None:
+            raise ApiProblem(
+                400,
+                "invalid-webhook-secret",
+                "webhook_secret signs callbacks: give callback_url with it",
+                field="webhook_secret",
+            )
+        return None
+    try:
+        url = validate_callback_url(
+            data.callback_url, allow_private=settings.webhooks_allow_private
+        )
+    except CallbackUrlError as exc:
+        raise ApiProblem(400, "invalid-callback-url", str(exc), field="callback_url") from None
+    secret = data.webhook_secret if data.webhook_secret is not None else generate_secret()
+    try:
+        WebhookSigner(secret)
+    except ValueError as exc:
+        raise ApiProblem(400, "invalid-webhook-secret", str(exc), field="webhook_secret") from None
+    return url, secret
+
+
 def _spec(spec: Any) -> dict[str, Any]:
     return {
         "name": spec.name,
@@ -208,6 +240,7 @@ class ChecksController(Controller):
         """Deal a check and commit to it. The player token is shown only in this answer."""
         rt = _runtime(request)
         gm = gm_key_digest(request, rt.settings)
+        webhook = _webhook_of(data, rt.settings)  # checked before anything is created
         created = rt.service.create(
             data.game,
             data.params,
@@ -217,8 +250,9 @@ class ChecksController(Controller):
             metadata=data.metadata,
         )
         player, spectator = new_token("sc_play"), new_token("sc_view")
+        hook = None if webhook is None else CheckWebhook(created.check_id, *webhook)
         rt.store.save_access(
-            Access(created.check_id, sha256_hex(player), sha256_hex(spectator), gm)
+            Access(created.check_id, sha256_hex(player), sha256_hex(spectator), gm), hook
         )
         body = {
             "check_id": created.check_id,
@@ -228,6 +262,7 @@ class ChecksController(Controller):
             "commitment_scheme": COMMITMENT_SCHEME,
             "version": created.version,
             "view": created.view.to_dict(),
+            "webhook": None if webhook is None else {"url": webhook[0], "secret": webhook[1]},
         }
         return Response(
             body,
@@ -348,6 +383,30 @@ class ChecksController(Controller):
             event_stream(rt.channels, read, check_id, start),
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
+
+    @get("/{check_id:str}/webhook", sync_to_thread=True, summary="The check's webhook deliveries")
+    def webhook(self, request: Request[Any, Any, Any], check_id: str) -> dict[str, Any]:
+        """GM only: the callback URL and each delivery's status, attempts and last error (the
+        secret is not shown again)."""
+        rt = _runtime(request)
+        role = check_role(request, rt.settings, rt.store, check_id)
+        require(role, Role.GM, action="reading a check's webhook deliveries")
+        hook = rt.outbox.webhook(check_id)
+        return {
+            "url": None if hook is None else hook.url,
+            "deliveries": [
+                {
+                    "id": d.id,
+                    "type": d.event_type,
+                    "status": d.status.value,
+                    "attempts": d.attempts,
+                    "next_attempt_at": d.next_attempt_at.isoformat(),
+                    "last_attempt_at": d.last_attempt_at and d.last_attempt_at.isoformat(),
+                    "last_error": d.last_error,
+                }
+                for d in rt.outbox.deliveries(check_id)
+            ],
+        }
 
 
 def _last_event_id(request: Request[Any, Any, Any]) -> int:

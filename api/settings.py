@@ -70,6 +70,9 @@ class Settings:
     #: Callback URLs on loopback/private networks are refused unless this is on (local tests,
     #: a VTT on the same LAN). Refusing them keeps the server from being used to reach them.
     webhooks_allow_private: bool = False
+    #: The API's public address (``https://checks.example``): webhooks then link the revealed
+    #: record with an absolute URL; unset, the link is a path.
+    public_url: str | None = None
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 1
@@ -87,6 +90,7 @@ class Settings:
             redis_prefix=env.get("SKILLCHECK_REDIS_PREFIX") or "skillcheck",
             rate_limit=parse_rate_limit(env.get("SKILLCHECK_RATE_LIMIT")),
             webhooks_allow_private=_flag(env.get("SKILLCHECK_WEBHOOKS_ALLOW_PRIVATE"), False),
+            public_url=(env.get("SKILLCHECK_PUBLIC_URL") or "").rstrip("/") or None,
             host=env.get("SKILLCHECK_HOST") or "127.0.0.1",
             port=int(env.get("SKILLCHECK_PORT") or 8000),
             workers=int(env.get("SKILLCHECK_WORKERS") or 1),

@@ -20,7 +20,8 @@ from sqlalchemy.engine import CursorResult
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from api.db import AccessRow, ActionRow, CheckRow, EventRow, IdempotencyRow
+from api.db import AccessRow, ActionRow, CheckRow, EventRow, IdempotencyRow, WebhookRow
+from api.outbox import CheckWebhook
 from skillcheck.errors import CheckNotFoundError, IdempotencyKeyExistsError, VersionConflictError
 from skillcheck.sessions import (
     Action,
@@ -200,8 +201,13 @@ class SqlCheckStore:
             return IdempotencyRecord(row.scope, row.key, row.fingerprint, row.check_id, row.version)
 
     # -- access (tokens are stored as SHA-256 digests only) ---------------------------------------
-    def save_access(self, access: Access) -> None:
+    def save_access(self, access: Access, webhook: CheckWebhook | None = None) -> None:
+        """Store a new check's hashed credentials and, if it has one, its callback."""
         with self._transaction() as session:
+            if webhook is not None:
+                session.add(
+                    WebhookRow(check_id=webhook.check_id, url=webhook.url, secret=webhook.secret)
+                )
             AccessRepository(session=session).add(
                 AccessRow(
                     check_id=access.check_id,

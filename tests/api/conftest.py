@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from api_support import PG_BASE, play_whole_check, running
 from litestar.testing import TestClient
+from webhook_receiver import receiver  # noqa: F401 (a fixture for the webhook tests)
 
 
 def pytest_configure(config: pytest.Config) -> None:
