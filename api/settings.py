@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 __all__ = ["DEFAULT_DATABASE_URL", "DEFAULT_RATE_LIMIT", "Settings", "parse_rate_limit"]
 
-DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./skillcheck.sqlite3"
+DEFAULT_DATABASE_URL = "sqlite:///./skillcheck.sqlite3"
 #: Requests per client address: a player clicking fast makes a few per second.
 DEFAULT_RATE_LIMIT: tuple[str, int] = ("minute", 1200)
 

@@ -17,6 +17,7 @@ seed is shown only once the check is over (the seed determines the deck's order)
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import shlex
 import sys
@@ -700,7 +701,50 @@ def _outcome_panel(outcome: Outcome, state: State[Any]) -> Panel:
 # ---- commands ------------------------------------------------------------------------------------
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _CommandsWithPlugins(click.Group):
+    """The built-in commands plus those installed packages add through the entry-point group
+    ``skillcheck.commands`` (the API adds ``serve``), loaded only when used, so the library
+    never imports them."""
+
+    def _plugins(self) -> dict[str, importlib.metadata.EntryPoint]:
+        found = importlib.metadata.entry_points(group=PLUGIN_GROUP)
+        return {ep.name: ep for ep in found}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self._plugins()})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        entry = None if command is not None else self._plugins().get(cmd_name)
+        if entry is None:
+            return command
+        try:
+            loaded = entry.load()
+        except ImportError as exc:
+            return _missing_extra(cmd_name, entry.value, exc)
+        if not isinstance(loaded, click.Command):
+            raise click.ClickException(f"{entry.value} is not a click command")
+        return loaded
+
+
+def _missing_extra(name: str, target: str, exc: ImportError) -> click.Command:
+    @click.command(name, context_settings={"ignore_unknown_options": True})
+    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+    def unavailable(args: tuple[str, ...]) -> None:
+        """Needs the API extra: pip install 'skillcheck[api]'."""
+        raise click.ClickException(
+            f"`skillcheck {name}` ({target}) needs packages that are not installed "
+            f"({exc.name or exc}): install them with  pip install 'skillcheck[api]'  "
+            f"(from a checkout:  pip install '.[api]')"
+        )
+
+    return unavailable
+
+
+PLUGIN_GROUP = "skillcheck.commands"
+
+
+@click.group(cls=_CommandsWithPlugins, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-V", "--version", prog_name="skillcheck")
 def main() -> None:
     """Decktet card mini-games as RPG skill checks."""

@@ -232,7 +232,7 @@ def test_settings_from_environment() -> None:
         }
     )
     assert settings.gm_keys == ("a", "b")
-    assert settings.database_url == "sqlite+aiosqlite:///./skillcheck.sqlite3"
+    assert settings.database_url == "sqlite:///./skillcheck.sqlite3"
     assert settings.cors_origins == ("https://x.example",)
     assert settings.frame_ancestors == ("https://y.example https://z.example",)
 
