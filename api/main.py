@@ -1,30 +1,16 @@
-"""``run()``: serve the API with uvicorn, configured from the environment (docs/api.md)."""
+"""``skillcheck-api``: the same as ``skillcheck serve`` (options and SKILLCHECK_* variables:
+docs/api.md), for deployments that install the service alone."""
 
 from __future__ import annotations
 
-import uvicorn
-
-from api.settings import Settings
+from api.cli import serve
 
 __all__ = ["run"]
 
 
-def run(settings: Settings | None = None) -> None:
-    """Start uvicorn on ``SKILLCHECK_HOST``:``SKILLCHECK_PORT`` (127.0.0.1:8000 by default)
-    with ``SKILLCHECK_WORKERS`` processes; each builds the app from the environment."""
-    settings = Settings.from_env() if settings is None else settings
-    if settings.workers > 1:
-        uvicorn.run(
-            "api.app:create_app",
-            factory=True,
-            host=settings.host,
-            port=settings.port,
-            workers=settings.workers,
-        )
-        return
-    from api.app import create_app
-
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port)
+def run() -> None:
+    """Serve the API; see ``skillcheck serve --help``."""
+    serve(prog_name="skillcheck-api")
 
 
 if __name__ == "__main__":
