@@ -68,6 +68,8 @@ _HTTP_CODES: dict[int, tuple[str, str]] = {
     415: ("unsupported-media-type", "Unsupported media type"),
     422: ("unprocessable", "Unprocessable request"),
     428: ("precondition-required", "Precondition required"),
+    429: ("rate-limited", "Too many requests"),
+    503: ("unavailable", "Service unavailable"),
     500: ("internal-error", "Internal server error"),
 }
 
@@ -154,6 +156,17 @@ def http_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Respo
                 f"{e['field']}: {e['message']}" if e["field"] else e["message"] for e in errors
             )
     headers = dict(exc.headers or {})
+    if status == 429:
+        reset = headers.get("RateLimit-Reset") or headers.get("ratelimit-reset")
+        policy = headers.get("RateLimit-Policy") or headers.get("ratelimit-policy") or ""
+        if reset is not None:
+            headers["Retry-After"] = reset  # what generic HTTP clients honour
+        limit, _, window = policy.partition("; w=")
+        if limit and window:
+            detail = (
+                f"at most {limit} requests per {window} s from one address; "
+                f"retry in {reset or window} s"
+            )
     return problem_response(request, status, code, title, detail, headers=headers, **extra)
 
 

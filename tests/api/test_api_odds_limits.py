@@ -65,6 +65,9 @@ def test_rate_limit_answers_429_problem_json_and_spares_health(tmp_path: Path) -
         limited = client.get("/v1/games")
         assert limited.headers["content-type"].startswith("application/problem+json")
         assert int(limited.headers["ratelimit-limit"]) == 3
+        assert 0 < int(limited.headers["retry-after"]) <= 60
+        assert limited.json()["code"] == "rate-limited"
+        assert "at most 3 requests per 60 s" in limited.json()["detail"]
         assert client.get("/health").status_code == 200
         created = client.post("/v1/checks", json={}, headers={"Authorization": f"Bearer {GM_KEY}"})
         assert created.status_code == 429  # every client, GM included, shares the budget
