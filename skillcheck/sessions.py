@@ -507,7 +507,8 @@ class CheckStore(Protocol):
 
     def append(self, check_id: str, change: Append) -> None:
         """Compare and append: if the check is at ``change.expected_version``, add the actions
-        and events, set the status and store the idempotency record, all or nothing. Raises :class:`CheckNotFoundError`, :class:`VersionConflictError` or
+        and events, set the status and store the idempotency record, all or nothing. Raises
+        :class:`CheckNotFoundError`, :class:`VersionConflictError` or
         :class:`IdempotencyKeyExistsError`, writing nothing."""
 
     def events(self, check_id: str, after: int = 0, limit: int | None = None) -> list[CheckEvent]:

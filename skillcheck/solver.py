@@ -9,7 +9,9 @@ How it works (see also ``/work/shared/reference/three-towers-solving.md``):
 
 - Cards are small ints ordered by rank, so a tower (whose order follows from its ranks) is a bit
   set: its top card is the lowest set bit. A position is the tuple of tower bit sets; its
-  canonical key is that tuple sorted (the deck position follows from the cards on the table).
+  canonical key is that tuple sorted (the deck position follows from the cards on the table). The
+  planner uses an equivalent int key (:func:`_below_key`: per card, the card it sits on), which a
+  move updates with one xor.
 - Phase 1, a short *exhaustive search* (below) decides small games outright.
 - Phase 2, the *planner* (standard and Ivory goals): between adjacent ranks the "shares a suit"
   relation has few perfect matchings (exactly two for the full deck), so the finished
@@ -20,9 +22,9 @@ How it works (see also ``/work/shared/reference/three-towers-solving.md``):
   a tower's top run as a unit when the empty spaces allow (Hanoi-style; expanded into single
   moves for the certificate), never moves home cards, and breaks ties towards the newest
   position. Pass i searches the first 2**i arrangements with 3**i times the first share each
-  (the first arrangement ``_LEAD`` times that). Standard and Ivory goals keep each search (its
-  open heap and seen table, at most ``_MAX_STORED`` positions in all) and resume it in the next
-  pass, so no state is generated twice; quota goals restart theirs.
+  (the first arrangement ``_LEAD`` times that). Every search (a goal with a weight setting)
+  is kept (its open heap and seen table, at most ``_MAX_STORED`` positions in all) and resumed in
+  the next pass, so no state is generated twice.
   Quota checks use the same planner towards a pure chain of ``quota`` cards of the suit (every
   set of that many suited cards is a goal; sets whose cards come out of the deck highest first
   are tried first), scoring the chain's cards not home and the cards above them, and keeping an
@@ -35,14 +37,19 @@ How it works (see also ``/work/shared/reference/three-towers-solving.md``):
   card never moves to an empty space). Only this phase (and phase 1) answers "loss", after every
   reachable position was visited.
 - Every line is replayed on bit sets against the placement rules before it is returned.
+- The cyclic garbage collector is off while :func:`solve` runs (restored afterwards): the
+  searches allocate millions of tuples and no cycles.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import heapq
 import itertools
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Literal
 
 from attrs import frozen
@@ -145,6 +152,24 @@ class _Problem:
             pure = self.suit_bits
             return any(not t & ~pure for t in full)
         return True
+
+
+#: In a position key, the code of a card that sits on an empty space (see :func:`_below_key`).
+_BOTTOM = 31
+
+
+def _below_key(towers: Sequence[int]) -> int:
+    """A position's key, the same for any order of its towers: five bits per card, 0 for a card
+    not on the table, 1 + the index of the card it sits on, or ``_BOTTOM`` on an empty space.
+    A move changes one card's field, so a search updates the key with one xor."""
+    key = 0
+    for t in towers:
+        while t:
+            low = t & -t
+            t ^= low
+            below = (t & -t).bit_length() if t else _BOTTOM
+            key |= below << 5 * (low.bit_length() - 1)
+    return key
 
 
 def _top(t: int) -> int:
@@ -289,13 +314,34 @@ class _Search:
         return None
 
 
+#: The clock of ``max_seconds``. ``benchmarks/solver_bench.py --clock cpu`` sets it to
+#: :func:`time.process_time` so that a budget means seconds of one core on a shared machine.
+_clock: Callable[[], float] = time.perf_counter
+
+
 class _Budget:
     def __init__(self, max_states: int | None, max_seconds: float | None) -> None:
         self.states = 0
         self.max_states = max_states
-        self.deadline = None if max_seconds is None else time.perf_counter() + max_seconds
+        self.deadline = None if max_seconds is None else _clock() + max_seconds
         self.limit = max_states if max_states is not None else 1 << 62
         self.local_limit = self.limit
+
+    def stop(self) -> int:
+        """The next state count at which :meth:`check` has something to check."""
+        stop = self.local_limit
+        if self.deadline is not None:
+            stop = min(stop, (self.states | 1023) + 1)
+        return stop
+
+    def check(self) -> None:
+        """What :meth:`spend` checks once ``states`` was counted up (by a hot loop)."""
+        if self.states >= self.local_limit:
+            if self.states >= self.limit:
+                raise _OutOfBudget
+            raise _LocalOut
+        if self.deadline is not None and not self.states & 1023 and _clock() >= self.deadline:
+            raise _OutOfBudget
 
     def spend(self) -> None:
         self.states += 1
@@ -303,11 +349,7 @@ class _Budget:
             if self.states >= self.limit:
                 raise _OutOfBudget
             raise _LocalOut
-        if (
-            self.deadline is not None
-            and not self.states & 1023
-            and time.perf_counter() >= self.deadline
-        ):
+        if self.deadline is not None and not self.states & 1023 and _clock() >= self.deadline:
             raise _OutOfBudget
 
 
@@ -403,6 +445,10 @@ _SMALL_GAME = 15
 _LARGE_QUICK = 500
 
 
+#: :meth:`_Target.plan`'s answer: (cost, top card's key code, top card, runs).
+_TowerPlan = tuple[int, int, int, tuple[tuple[int, int, int, int, int, int, int], ...]]
+
+
 class _Target:
     """One goal for the planner, as a parent table: ``parent[c]`` is the card ``c`` must sit on
     in its chain (-1 for a chain's bottom card, and for cards in no chain). ``tower(t)`` gives a
@@ -431,6 +477,39 @@ class _Target:
         self.anc = anc
         self.chain = chain
         self.memo: dict[int, tuple[int, int]] = {}
+        self.onto = p.onto
+        #: the planner's view of a tower, memoised: see :meth:`plan`
+        self.plans: dict[int, _TowerPlan] = {}
+
+    def plan(self, t: int) -> _TowerPlan:
+        """What the planner needs of a non-empty tower ``t``: (its cost, the key code of its top
+        card, its top card as a bit, and its movable runs). A run is (how many cards, the run,
+        the tower without it, the cards the run's bottom card may go on, that card's shift in
+        a position key, the key code of the card it leaves, the cost of the tower without it);
+        runs are the top cards that are not home, shortest first."""
+        home, cost = self.tower(t)
+        top = t & -t
+        onto = self.onto
+        runs: list[tuple[int, int, int, int, int, int, int]] = []
+        x = t ^ home
+        run = 0
+        k = 0
+        while x:
+            low = x & -x
+            x ^= low
+            k += 1
+            run |= low
+            rest = t ^ run
+            c = low.bit_length() - 1
+            if rest:
+                runs.append(
+                    (k, run, rest, onto[c], 5 * c, (rest & -rest).bit_length(), self.tower(rest)[1])
+                )
+            else:
+                runs.append((k, run, 0, onto[c], 5 * c, _BOTTOM, 0))
+        r = (cost, top.bit_length(), top, tuple(runs))
+        self.plans[t] = r
+        return r
 
     def tower(self, t: int) -> tuple[int, int]:
         """(home cards, cost) of a non-empty tower ``t``."""
@@ -548,11 +627,24 @@ class _Planner:
         for i in range(nd - 1, -1, -1):
             roots[i] = roots[i + 1] + (1 if tg.chain[deck[i]] else 0)
         self.roots = roots
+        # base[pos][e]: a position's value before its towers' costs, with ``e`` empty spaces
+        w_deck, w_empty = weights
+        w_room = _W_ROOM if tg.quota else 0
+        spaces = len(towers)
+        self.base = [
+            [
+                w_deck * (nd - i) + deck_need[i] - w_empty * e + w_room * max(0, roots[i] - e)
+                for e in range(spaces + 1)
+            ]
+            for i in range(nd + 1)
+        ]
         self.start = start = tuple(towers)
-        self.seen: dict[tuple[int, ...], tuple[tuple[int, ...] | None, _Macro | None]] = {
-            tuple(sorted(start)): (None, None)
-        }
-        self.heap: list[tuple[int, int, tuple[int, ...], int]] = [(0, 0, start, 0)]
+        key = _below_key(start)
+        #: position key -> the key of the position it was reached from and the macro move, packed
+        #: in one int (see :meth:`finish`); -1 for the start
+        self.seen: dict[int, int] = {key: -1}
+        #: (value, -counter, towers, deck position, key)
+        self.heap: list[tuple[int, int, tuple[int, ...], int, int]] = [(0, 0, start, 0, key)]
         self.counter = 0
 
     @property
@@ -565,120 +657,188 @@ class _Planner:
         """Whether the (restricted) search has visited everything it can reach."""
         return not self.heap
 
-    def finish(self, node: tuple[int, ...] | None) -> list[_Move]:
+    def finish(self, key: int) -> list[_Move]:
         seen = self.seen
         macros: list[_Macro] = []
-        while node is not None:
-            prev, mv = seen[tuple(sorted(node))]
-            if mv is not None:
-                macros.append(mv)
-            node = prev
+        entry = seen[key]
+        while entry >= 0:
+            # the low 13 bits: a deck move 1 | pos << 1 | target << 7, a run move
+            # count << 1 | source << 7 | target << 10; above them, the previous key
+            code = entry & 8191
+            if code & 1:
+                macros.append((-1, code >> 1 & 63, code >> 7 & 7))
+            else:
+                macros.append((code >> 7 & 7, code >> 1 & 63, code >> 10))
+            entry = seen[entry >> 13]
         macros.reverse()
         return _expand(self.p, self.start, macros)
 
     def run(self, budget: _Budget, limit: int) -> tuple[list[_Move] | None, bool]:
         """Search on until ``limit`` positions in all (over every call) were generated. Returns
-        (a winning line, whether ``limit`` cut the search short)."""
+        (a winning line, whether ``limit`` cut the search short).
+
+        The hot loop: a child's cost is the parent's minus the changed towers' old costs plus
+        their new ones (each tower's cost is memoised), its value comes from a table indexed by
+        deck position and empty spaces, and the budget is only consulted at the state counts
+        where it has something to check (:meth:`_Budget.stop`)."""
         p = self.p
         tg = self.tg
         onto = p.onto
         spaces = len(self.start)
-        ev = tg.tower
-        memo = tg.memo
+        ev = tg.plan
+        memo = tg.plans
         deck = p.deck
         nd = len(deck)
-        w_deck, w_empty = self.weights
         quota = tg.quota
-        check_won = quota or isinstance(p.variant, Quota)
+        is_quota = isinstance(p.variant, Quota)
+        notpure = ~p.suit_bits
+        qn = p.quota
         won = p.won
-        deck_need = self.deck_need
-        roots = self.roots
-        w_room = _W_ROOM if quota else 0
+        base = self.base
         seen = self.seen
         heap = self.heap
+        heappop = heapq.heappop
+        heappush = heapq.heappush
         counter = self.counter
+        states = budget.states
+        stop = budget.stop()
+        rng = range(spaces)
+        pc = [0] * spaces
+        tc = [0] * spaces
+        info: list[_TowerPlan | None] = [None] * spaces
+        slot = [0] * (p.n + 1)  # slot[key code of a top card]: its tower
         try:
             while heap:
                 if counter >= limit:
                     return None, True
-                _h, _n, cur, pos = heapq.heappop(heap)
-                empties = 0
-                first_empty = -1
-                for j in range(spaces):
-                    if not cur[j]:
-                        empties += 1
-                        if first_empty < 0:
-                            first_empty = j
-                children: list[tuple[tuple[int, ...], int, _Macro]] = []
+                _h, _n, cur, pos, ckey = heappop(heap)
+                e = 0
+                fe = -1
+                total = 0
+                tops = 0
+                for j in rng:
+                    t = cur[j]
+                    if t:
+                        info[j] = r = memo.get(t) or ev(t)
+                        pc[j] = c = r[0]
+                        total += c
+                        tc[j] = c = r[1]
+                        slot[c] = j
+                        tops |= r[2]
+                    else:
+                        info[j] = None
+                        pc[j] = 0
+                        tc[j] = _BOTTOM
+                        e += 1
+                        if fe < 0:
+                            fe = j
                 if pos < nd:
                     x = deck[pos]
-                    mask = onto[x]
-                    for j in range(spaces):
+                    bx = 1 << x
+                    sx = 5 * x
+                    npos = pos + 1
+                    bn = base[npos]
+                    dcode = ckey << 13 | 1 | pos << 1
+                    cand = onto[x] & tops
+                    if cand & (cand - 1):
+                        js = []
+                        while cand:
+                            low = cand & -cand
+                            cand ^= low
+                            js.append(slot[low.bit_length()])
+                        if fe >= 0:
+                            js.append(fe)
+                        js.sort()
+                    elif cand:
+                        j = slot[cand.bit_length()]
+                        js = [j] if fe < 0 else [j, fe] if j < fe else [fe, j]
+                    else:
+                        js = [fe] if fe >= 0 else []
+                    for j in js:
                         u = cur[j]
-                        if u:
-                            if not mask & u & -u:
-                                continue
-                        elif j != first_empty:
+                        key = ckey | tc[j] << sx
+                        if key in seen:
                             continue
+                        seen[key] = dcode | j << 7
                         nt = list(cur)
-                        nt[j] = u | 1 << x
-                        children.append((tuple(nt), pos + 1, (-1, pos, j)))
-                for i in range(spaces):
-                    t = cur[i]
-                    if not t:
+                        nt[j] = v = u | bx
+                        tup = tuple(nt)
+                        counter += 1
+                        states += 1
+                        if states >= stop:
+                            budget.states = states
+                            budget.check()
+                            stop = budget.stop()
+                        if is_quota and not v & notpure and v.bit_count() >= qn:
+                            return self.finish(key), False
+                        cost = total - pc[j] + (memo.get(v) or ev(v))[0]
+                        if not cost and npos == nd and not quota and won(tup, npos):
+                            return self.finish(key), False
+                        heappush(heap, (bn[e if u else e - 1] + cost, -counter, tup, npos, key))
+                bn = base[pos]
+                lim = 1 << e
+                lim_empty = lim >> 1 if fe >= 0 else 0
+                for i in rng:
+                    ri = info[i]
+                    if ri is None:
                         continue
-                    r = memo.get(t)
-                    x = t ^ (r if r is not None else ev(t))[0]
-                    k = 0
-                    run = 0
-                    while x:
-                        low = x & -x
-                        x ^= low
-                        k += 1
-                        run |= low
-                        if k > 1 << empties:
+                    ci = total - pc[i]
+                    icode = ckey << 13 | i << 7
+                    for k, run, rest, mask, sc, old, rest_cost in ri[3]:
+                        if k > lim:
                             break
-                        mask = onto[low.bit_length() - 1]
-                        for j in range(spaces):
-                            if j == i:
-                                continue
-                            u = cur[j]
-                            if u:
-                                if not mask & u & -u:
-                                    continue
-                            elif j != first_empty or run == t or k > 1 << (empties - 1):
-                                continue
-                            nt = list(cur)
-                            nt[i] = t ^ run
-                            nt[j] = u | run
-                            children.append((tuple(nt), pos, (i, k, j)))
-                for tup, npos, mv in children:
-                    key = tuple(sorted(tup))
-                    if key in seen:
-                        continue
-                    seen[key] = (cur, mv)
-                    counter += 1
-                    budget.spend()
-                    if check_won and won(tup, npos):
-                        return self.finish(tup), False
-                    cost = 0
-                    value = w_deck * (nd - npos) + deck_need[npos]
-                    room = roots[npos]
-                    for t in tup:
-                        if t:
-                            r = memo.get(t)
-                            cost += (r if r is not None else ev(t))[1]
+                        cand = mask & tops
+                        if cand & (cand - 1):
+                            js = []
+                            while cand:
+                                low = cand & -cand
+                                cand ^= low
+                                js.append(slot[low.bit_length()])
+                            if rest and k <= lim_empty:
+                                js.append(fe)
+                            js.sort()
+                        elif cand:
+                            j = slot[cand.bit_length()]
+                            if rest and k <= lim_empty:
+                                js = [j, fe] if j < fe else [fe, j]
+                            else:
+                                js = [j]
+                        elif rest and k <= lim_empty:
+                            js = [fe]
                         else:
-                            value -= w_empty
-                            room -= 1
-                    if room > 0:
-                        value += w_room * room
-                    if not cost and npos == nd and not quota and won(tup, npos):
-                        return self.finish(tup), False
-                    heapq.heappush(heap, (value + cost, -counter, tup, npos))
+                            continue
+                        for j in js:
+                            u = cur[j]
+                            key = ckey ^ (old ^ tc[j]) << sc
+                            if key in seen:
+                                continue
+                            seen[key] = icode | k << 1 | j << 10
+                            nt = list(cur)
+                            nt[i] = rest
+                            nt[j] = v = u | run
+                            tup = tuple(nt)
+                            counter += 1
+                            states += 1
+                            if states >= stop:
+                                budget.states = states
+                                budget.check()
+                                stop = budget.stop()
+                            if is_quota and (
+                                (not v & notpure and v.bit_count() >= qn)
+                                or (rest and not rest & notpure and rest.bit_count() >= qn)
+                            ):
+                                return self.finish(key), False
+                            cost = ci - pc[j] + rest_cost + (memo.get(v) or ev(v))[0]
+                            if not cost and pos == nd and not quota and won(tup, pos):
+                                return self.finish(key), False
+                            ne = e if u else e - 1
+                            if not rest:
+                                ne += 1
+                            heappush(heap, (bn[ne] + cost, -counter, tup, pos, key))
             return None, False
         finally:
             self.counter = counter
+            budget.states = states
 
 
 def _plan(
@@ -775,7 +935,12 @@ def _first_win(p: _Problem, towers: Sequence[int], line: list[_Move]) -> list[_M
     raise AssertionError("the solver's line does not win")
 
 
-def _evict(searches: dict[int, _Planner], keep: int) -> None:
+#: A kept planner search: (0 for a goal, 1 for a quota check's finished arrangement; the goal's
+#: index; the weights).
+_SearchId = tuple[int, int, tuple[int, int]]
+
+
+def _evict(searches: dict[_SearchId, _Planner], keep: _SearchId) -> None:
     """Drop kept searches (the smallest first, never ``keep``) while they hold more than
     ``_MAX_STORED`` positions in all; a dropped search starts afresh when its goal comes up."""
     total = sum(s.stored for s in searches.values())
@@ -819,33 +984,36 @@ def _planned(p: _Problem, budget: _Budget, towers: list[int]) -> list[_Move] | N
         # measured: with the arrangements as goals, the quota goals' first setting alone
         # gives a lower median (skill 8 quota 8: 0.17 s against 0.31 s, one deal fewer decided)
         portfolio = portfolio[:1]
-    # Standard and Ivory goals: each goal's search is kept between passes and resumed.
-    searches: dict[int, _Planner] = {}
-    exhausted: set[int] = set()
+    # Every search (a goal with one weight setting) is kept between passes and resumed, not
+    # restarted: a pass only adds states to it, so no state is generated twice.
+    searches: dict[_SearchId, _Planner] = {}
+    exhausted: set[_SearchId] = set()
+
+    def step(
+        sid: _SearchId, tg: _Target, weights: tuple[int, int], limit: int
+    ) -> tuple[list[_Move] | None, bool]:
+        if sid in exhausted:
+            return None, False
+        search = searches.get(sid)
+        if search is None:
+            search = searches[sid] = _Planner(p, tg, towers, weights)
+        line, short = search.run(budget, limit)
+        if not short:
+            exhausted.add(sid)
+            del searches[sid]
+        _evict(searches, sid)
+        return line, short
+
     for attempt in itertools.count():
         settings = portfolio if quota else (portfolio[attempt % len(portfolio)],)
         cut = False
         for weights in settings:
             for index, (parent, members) in enumerate(goals[:count]):
-                if index in exhausted:
-                    continue
                 tg = built.get(index)
                 if tg is None:
                     tg = built[index] = _Target(p, parent, members)
-                if quota:
-                    line, short = _plan(p, tg, towers, budget, share, weights)
-                else:
-                    # resumed, not restarted: a pass only adds states to each goal's search
-                    search = searches.get(index)
-                    if search is None:
-                        search = searches[index] = _Planner(p, tg, towers, weights)
-                    line, short = search.run(
-                        budget, min(cap, share * _LEAD) if not index else share
-                    )
-                    if not short:
-                        exhausted.add(index)
-                        del searches[index]
-                    _evict(searches, index)
+                limit = min(cap, share * _LEAD) if not index and not quota else share
+                line, short = step((0, index, weights), tg, weights, limit)
                 if line is not None:
                     return line
                 cut = cut or short
@@ -853,7 +1021,7 @@ def _planned(p: _Problem, budget: _Budget, towers: list[int]) -> list[_Move] | N
             tg = arranged.get(index)
             if tg is None:
                 tg = arranged[index] = _Target(p, parent)
-            line, short = _plan(p, tg, towers, budget, share, _WEIGHTS[0])
+            line, short = step((1, index, _WEIGHTS[0]), tg, _WEIGHTS[0], share)
             if line is not None:
                 return line
             cut = cut or short
@@ -896,6 +1064,38 @@ def solve(
         deck0 = tuple(Card.parse(c) for c in deal)
     p = _Problem(game, towers0, deck0)
     budget = _Budget(max_states, max_seconds)
+    with _collector_paused():
+        return _solve(p, budget, began)
+
+
+_gc_lock = threading.Lock()
+_gc_pausers = 0
+_gc_was_enabled = False
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a search runs. The searches allocate millions
+    of tuples and no reference cycles: the collector would only walk them again and again
+    (measured: about 15 % of the time). Several threads may solve at once (a server): the
+    collector is paused by the first and restored, as it was, by the last one to finish."""
+    global _gc_pausers, _gc_was_enabled
+    with _gc_lock:
+        if _gc_pausers == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_pausers += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pausers -= 1
+            if _gc_pausers == 0 and _gc_was_enabled:
+                gc.enable()
+
+
+def _solve(p: _Problem, budget: _Budget, began: float) -> Solution:
+    game = p.game
     towers = list(p.start_towers)
     quota = isinstance(game.variant, Quota)
     order = _quota_order(p) if quota else None

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from skillcheck.cards import Card
 from skillcheck.engine import Status
-from skillcheck.solver import Solution, solve
+from skillcheck.solver import Solution, _Problem, _Target, solve
 from skillcheck.three_towers import ThreeTowers, ThreeTowersState
 
 
@@ -297,3 +299,242 @@ def test_small_budget_wins_easy_level_9_deals() -> None:
             assert replays_to_win(game, deal, sol)
             wins += 1
     assert wins == 5
+
+
+# ---- the planner's hot loop: position keys, resumed quota searches, the garbage collector ----
+
+
+@st.composite
+def _positions(draw: st.DrawFn) -> tuple[int, list[int], list[int]]:
+    """(spaces, towers, the same towers in another order) over 12 cards (level 5)."""
+    spaces = draw(st.integers(3, 6))
+    cards = list(range(12))
+    where = draw(st.lists(st.integers(-1, spaces - 1), min_size=12, max_size=12))
+    towers = [0] * spaces
+    for card, tower in zip(cards, where, strict=True):
+        if tower >= 0:
+            towers[tower] |= 1 << card
+    return spaces, towers, draw(st.permutations(towers))
+
+
+@given(_positions(), _positions())
+@settings(max_examples=300, deadline=None)
+def test_position_key_is_the_sorted_towers(
+    a: tuple[int, list[int], list[int]], b: tuple[int, list[int], list[int]]
+) -> None:
+    """The planner's int key identifies a position exactly up to the order of its towers: two
+    positions get the same key if and only if their sorted towers are equal."""
+    from skillcheck.solver import _below_key
+
+    _, towers_a, shuffled_a = a
+    _, towers_b, _ = b
+    assert _below_key(towers_a) == _below_key(shuffled_a)
+    same = sorted(t for t in towers_a if t) == sorted(t for t in towers_b if t)
+    assert (_below_key(towers_a) == _below_key(towers_b)) == same
+
+
+@given(_positions(), st.data())
+@settings(max_examples=300, deadline=None)
+def test_position_key_updates_with_one_xor(
+    position: tuple[int, list[int], list[int]], data: st.DataObject
+) -> None:
+    """Moving a tower's top run onto another tower changes one card's field of the key: the
+    planner's incremental update equals the key computed afresh."""
+    from skillcheck.solver import _BOTTOM, _below_key
+
+    spaces, towers, _ = position
+    sources = [i for i, t in enumerate(towers) if t]
+    if not sources:
+        return
+    i = data.draw(st.sampled_from(sources))
+    j = data.draw(st.sampled_from([j for j in range(spaces) if j != i]))
+    t = towers[i]
+    k = data.draw(st.integers(1, t.bit_count()))
+    run = 0
+    x = t
+    for _ in range(k):
+        low = x & -x
+        x ^= low
+        run |= low
+    u = towers[j]
+    # ranks order the cards: the run lands on top of u when its cards are all lower than u's top
+    assume(not u or run < (u & -u))
+    bottom = (run.bit_length() - 1) * 5
+    old = (x & -x).bit_length() if x else _BOTTOM
+    new = (u & -u).bit_length() if u else _BOTTOM
+    key = _below_key(towers) ^ (old ^ new) << bottom
+    towers[i] = x
+    towers[j] = u | run
+    assert key == _below_key(towers)
+
+
+def test_quota_planner_resumes_where_it_stopped() -> None:
+    """Quota goals are resumed too: a search run to 2,000 positions and then resumed to 30,000
+    does what one run to 30,000 does."""
+    from skillcheck.solver import _Budget, _Planner, _Problem, _quota_targets, _Target
+
+    game = ThreeTowers.quota_check("moons", 8, 8)
+    p = _Problem(game, ((),) * game.spaces, game.deal(4))
+    parent, members = _quota_targets(p)[0]
+    start = list(p.start_towers)
+    once = _Planner(p, _Target(p, parent, members), start, (0, 3))
+    line_once, short_once = once.run(_Budget(None, None), 30_000)
+    twice = _Planner(p, _Target(p, parent, members), start, (0, 3))
+    budget = _Budget(None, None)
+    assert twice.run(budget, 2_000) == (None, True)
+    assert twice.run(budget, 30_000) == (line_once, short_once)
+    assert line_once is not None and twice.counter == once.counter == budget.states
+
+
+def test_solve_restores_the_garbage_collector() -> None:
+    import gc
+
+    game = ThreeTowers(level=9)
+    assert gc.isenabled()
+    solve(game, game.deal(0), max_states=2_000)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        solve(game, game.deal(0), max_states=2_000)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_overlapping_solves_in_threads_leave_the_collector_enabled() -> None:
+    """A server solves in several threads at once; whichever finishes first must not switch the
+    collector back on under the others, nor the last leave it off."""
+    import gc
+    import threading
+
+    game = ThreeTowers(level=9)
+    started = threading.Barrier(4)
+    seen_off: list[bool] = []
+
+    def work(seed: int) -> None:
+        started.wait()
+        solve(game, game.deal(seed), max_states=20_000 + 5_000 * seed)
+        seen_off.append(True)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(seen_off) == 4
+    assert gc.isenabled()
+
+
+def _plain_planner(
+    p: _Problem, tg: _Target, weights: tuple[int, int], limit: int
+) -> tuple[bool, int]:
+    """The planner written plainly (children listed, keys as sorted tuples, costs summed afresh):
+    (whether it won, how many positions it generated). The hot loop of
+    ``skillcheck.solver._Planner`` must explore exactly the same positions in the same order."""
+    import heapq
+
+    from skillcheck.solver import _W_ROOM
+    from skillcheck.three_towers import Quota
+
+    onto, deck, nd = p.onto, p.deck, len(p.deck)
+    w_deck, w_empty = weights
+    quota = tg.quota
+    check_won = quota or isinstance(p.variant, Quota)
+    deck_need = [0] * (nd + 1)
+    roots = [0] * (nd + 1)
+    for i in range(nd - 1, -1, -1):
+        need = quota and tg.needed >> deck[i] & 1
+        deck_need[i] = deck_need[i + 1] + (12 if need else 0)
+        roots[i] = roots[i + 1] + (1 if tg.chain[deck[i]] else 0)
+    start = tuple(p.start_towers)
+    seen = {tuple(sorted(start))}
+    heap = [(0, 0, start, 0)]
+    counter = 0
+    while heap:
+        if counter >= limit:
+            return False, counter
+        _, _, cur, pos = heapq.heappop(heap)
+        empties = sum(1 for t in cur if not t)
+        first_empty = next((j for j, t in enumerate(cur) if not t), -1)
+        children = []
+        if pos < nd:
+            for j, u in enumerate(cur):
+                if (u and onto[deck[pos]] & u & -u) or (not u and j == first_empty):
+                    nt = list(cur)
+                    nt[j] = u | 1 << deck[pos]
+                    children.append((tuple(nt), pos + 1))
+        for i, t in enumerate(cur):
+            if not t:
+                continue
+            x = t ^ tg.tower(t)[0]
+            k = run = 0
+            while x:
+                low = x & -x
+                x ^= low
+                k += 1
+                run |= low
+                if k > 1 << empties:
+                    break
+                for j, u in enumerate(cur):
+                    if j == i:
+                        continue
+                    if u:
+                        if not onto[low.bit_length() - 1] & u & -u:
+                            continue
+                    elif j != first_empty or run == t or k > 1 << (empties - 1):
+                        continue
+                    nt = list(cur)
+                    nt[i], nt[j] = t ^ run, u | run
+                    children.append((tuple(nt), pos))
+        for tup, npos in children:
+            key = tuple(sorted(tup))
+            if key in seen:
+                continue
+            seen.add(key)
+            counter += 1
+            if check_won and p.won(tup, npos):
+                return True, counter
+            cost = sum(tg.tower(t)[1] for t in tup if t)
+            e = sum(1 for t in tup if not t)
+            room = roots[npos] - e
+            value = w_deck * (nd - npos) + deck_need[npos] - w_empty * e
+            value += (_W_ROOM if quota else 0) * max(0, room)
+            if not cost and npos == nd and not quota and p.won(tup, npos):
+                return True, counter
+            heapq.heappush(heap, (value + cost, -counter, tup, npos))
+    return False, counter
+
+
+@pytest.mark.parametrize(
+    ("game", "seed", "goal", "limit"),
+    [
+        (ThreeTowers(level=7), 0, 0, 20_000),
+        (ThreeTowers(level=8), 3, 1, 20_000),
+        (ThreeTowers(level=9), 1, 0, 20_000),
+        (ThreeTowers(level=9, spaces=6), 2, 0, 5_000),
+        (ThreeTowers(level=8, spaces=4), 5, 2, 5_000),
+        (ThreeTowers.quota_check("moons", 8, 8), 0, 0, 5_000),
+        (ThreeTowers.quota_check("suns", 7, 6), 2, 1, 5_000),
+        (ThreeTowers.quota_check("knots", 5, 4, level=7), 1, 0, 5_000),
+    ],
+)
+def test_hot_loop_explores_what_the_plain_planner_explores(
+    game: ThreeTowers, seed: int, goal: int, limit: int
+) -> None:
+    from skillcheck.solver import _Budget, _Planner, _quota_targets
+    from skillcheck.solver import _targets as arrangements
+    from skillcheck.three_towers import Quota
+
+    p = _Problem(game, ((),) * game.spaces, game.deal(seed))
+    if isinstance(game.variant, Quota):
+        parent, members = _quota_targets(p)[goal]
+        tg = _Target(p, parent, members)
+        weights = (0, 3)
+    else:
+        tg = _Target(p, arrangements(p)[goal])
+        weights = (4, 3)
+    fast = _Planner(p, tg, list(p.start_towers), weights)
+    line, _short = fast.run(_Budget(None, None), limit)
+    expected = _plain_planner(p, _Target(p, tg.parent, None if not tg.quota else tg.needed),
+                              weights, limit)  # fmt: skip
+    assert (line is not None, fast.counter) == expected
