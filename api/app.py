@@ -149,7 +149,16 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 "Idempotency-Key",
                 "Last-Event-ID",
             ],
-            expose_headers=["ETag", "Location"],
+            expose_headers=[
+                "ETag",
+                "Location",
+                "Retry-After",
+                "RateLimit-Limit",
+                "RateLimit-Remaining",
+                "RateLimit-Reset",
+                "RateLimit-Policy",
+                "X-Cache",
+            ],
             max_age=600,
         )
     return Litestar(

@@ -122,6 +122,11 @@ def _create_demo_check(base: str, gm_key: str, console: Console) -> None:
     multiple=True,
     help="A GM API key (repeatable; SKILLCHECK_GM_KEYS). None: one is made and kept on disk.",
 )
+@click.option(
+    "--root-path",
+    default="",
+    help="The path prefix a reverse proxy serves the API under (e.g. /skillcheck).",
+)
 @click.option("--demo", is_flag=True, help="Create a demo check once up and print its links.")
 def serve(
     host: str | None,
@@ -130,6 +135,7 @@ def serve(
     database_url: str | None,
     redis_url: str | None,
     gm_keys: tuple[str, ...],
+    root_path: str,
     demo: bool,
 ) -> None:
     """Serve the check API (docs at /schema, the player's page at /play/<check>)."""
@@ -190,4 +196,5 @@ def serve(
         port=settings.port,
         workers=settings.workers,
         timeout_graceful_shutdown=5,
+        root_path=root_path,
     )

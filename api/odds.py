@@ -20,8 +20,8 @@ import anyio.to_thread
 from litestar import Controller, Request, Response, get
 from litestar.params import Parameter
 
-from api.problems import ApiProblem
 from skillcheck.cards import Suit
+from skillcheck.errors import ParameterError
 from skillcheck.odds import quota_odds
 
 __all__ = ["MAX_DEALS", "ODDS_CACHE_SECONDS", "OddsController", "OddsRunner"]
@@ -113,23 +113,18 @@ class OddsController(Controller):
         first request for a set of parameters computes it (seconds); later ones are cached."""
         methods = tuple(dict.fromkeys(bot or API_METHODS))
         if any(m not in API_METHODS for m in methods):
-            raise ApiProblem(
-                400,
-                "invalid-parameter",
+            raise ParameterError(
+                "bot",
                 f"bot must be among {', '.join(API_METHODS)} (the strong bot is too slow for a "
                 f"request: use `skillcheck odds --bot strong`), not {', '.join(methods)}",
-                field="bot",
             )
         try:
             parsed_suit = Suit.parse(suit)
         except Exception as exc:
-            raise ApiProblem(400, "invalid-parameter", str(exc), field="suit") from None
+            raise ParameterError("suit", str(exc)) from None
         if quota is not None and quota > skill:
-            raise ApiProblem(
-                400,
-                "invalid-parameter",
-                f"quota {quota} is more than skill {skill}: a quota is 1..skill",
-                field="quota",
+            raise ParameterError(
+                "quota", f"quota {quota} is more than skill {skill}: a quota is 1..skill"
             )
         params: dict[str, Any] = {
             "game": "three-towers",

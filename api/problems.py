@@ -16,7 +16,13 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
-from skillcheck.errors import ParameterError, SkillcheckError, VersionConflictError
+from skillcheck.errors import (
+    IdempotencyConflictError,
+    IdempotencyKeyExistsError,
+    ParameterError,
+    SkillcheckError,
+    VersionConflictError,
+)
 
 __all__ = [
     "PROBLEM_JSON",
@@ -55,6 +61,9 @@ STATUS_BY_CODE: dict[str, tuple[int, str]] = {
     "skillcheck-error": (400, "Bad request"),
 }
 
+#: The role prefix routes put on idempotency keys (``player:<key>``), hidden from messages.
+_ROLE_SCOPE = re.compile(r"'(?:gm|player|spectator):")
+
 #: HTTP errors raised by the API itself or by Litestar (no library error behind them).
 _HTTP_CODES: dict[int, tuple[str, str]] = {
     400: ("bad-request", "Bad request"),
@@ -89,8 +98,13 @@ def status_for(error: SkillcheckError) -> tuple[int, str]:
 class ApiProblem(HTTPException):
     """An HTTP error of the API's own (auth, preconditions) with a stable ``code``."""
 
-    def __init__(self, status: int, code: str, detail: str, **extra: Any) -> None:
-        super().__init__(status_code=status, detail=detail)
+    def __init__(
+        self, status: int, code: str, detail: str, headers: dict[str, str] | None = None,
+        **extra: Any,
+    ) -> None:  # fmt: skip
+        if status == 401:  # RFC 9110: a 401 names the scheme it wants
+            headers = {"WWW-Authenticate": 'Bearer realm="skillcheck"', **(headers or {})}
+        super().__init__(status_code=status, detail=detail, headers=headers)
         self.code = code
         self.extra_members = extra
 
@@ -124,13 +138,16 @@ def domain_error_handler(
     extra: dict[str, Any] = {}
     if isinstance(exc, ParameterError):
         extra["field"] = exc.parameter
+    detail = exc.message
+    if isinstance(exc, IdempotencyConflictError | IdempotencyKeyExistsError):
+        detail = _ROLE_SCOPE.sub("'", detail)  # the API scopes keys by role: show the client's
     if isinstance(exc, VersionConflictError):
         extra.update(expected_version=exc.expected, actual_version=exc.actual)
         if request.headers.get("if-match") is not None:
             status, title = 412, "Precondition failed: the check is at another version"
     if status >= 500:
         logger.error("domain error %s on %s: %s", exc.code, request.url.path, exc.message)
-    return problem_response(request, status, exc.code, title, exc.message, **extra)
+    return problem_response(request, status, exc.code, title, detail, **extra)
 
 
 def http_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
@@ -156,6 +173,10 @@ def http_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Respo
                 f"{e['field']}: {e['message']}" if e["field"] else e["message"] for e in errors
             )
     headers = dict(exc.headers or {})
+    if status == 413:
+        most = request.app.request_max_body_size
+        if isinstance(most, int):
+            detail = f"request bodies are limited to {most} bytes ({most // 1024} KiB)"
     if status == 429:
         reset = headers.get("RateLimit-Reset") or headers.get("ratelimit-reset")
         policy = headers.get("RateLimit-Policy") or headers.get("ratelimit-policy") or ""

@@ -94,6 +94,14 @@ def _view_response(view: CheckView, status: int = 200) -> Response[dict[str, Any
     return Response(view.to_dict(), status_code=status, headers={"ETag": etag(view.version)})
 
 
+def _etag_matches(header: str | None, version: int) -> bool:
+    """Whether an If-None-Match header names this version (a poller already has the view)."""
+    if header is None:
+        return False
+    tags = {t.strip().removeprefix("W/") for t in header.split(",")}
+    return "*" in tags or etag(version) in tags
+
+
 def _expected_version(request: Request[Any, Any, Any], field: int | None) -> int | None:
     header = request.headers.get("if-match")
     from_header: int | None = None
@@ -275,11 +283,14 @@ class ChecksController(Controller):
         )
 
     @get("/{check_id:str}", sync_to_thread=True, summary="The check as the player sees it")
-    def get_check(self, request: Request[Any, Any, Any], check_id: str) -> Response[dict[str, Any]]:
+    def get_check(self, request: Request[Any, Any, Any], check_id: str) -> Response[Any]:
         """Observation, legal moves, status, degree of success; the ETag is the version."""
         rt = _runtime(request)
         check_role(request, rt.settings, rt.store, check_id)
-        return _view_response(rt.service.view(check_id))
+        view = rt.service.view(check_id)
+        if _etag_matches(request.headers.get("if-none-match"), view.version):
+            return Response(None, status_code=304, headers={"ETag": etag(view.version)})
+        return _view_response(view)
 
     @post("/{check_id:str}/moves", sync_to_thread=True, status_code=200, summary="Make a move")
     def move(

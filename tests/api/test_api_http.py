@@ -280,3 +280,27 @@ def test_health_is_503_when_the_database_is_gone(tmp_path: Any) -> None:
     assert response.status_code == 503
     assert response.json()["status"] == "unavailable"
     assert "unable to open database file" in response.json()["database"]
+
+
+def test_edges_a_client_author_meets(client: TestClient[Any]) -> None:
+    """401 names the scheme; 304 for a poller that has the view; 413 says the limit; a reused
+    idempotency key is named as the client sent it."""
+    anonymous = client.post("/v1/checks", json={})
+    assert anonymous.status_code == 401
+    assert anonymous.headers["www-authenticate"].startswith("Bearer")
+    check = new_check(client)
+    url, player = f"/v1/checks/{check['check_id']}", bearer(check["player_token"])
+    first = client.get(url, headers=player)
+    same = client.get(url, headers={**player, "If-None-Match": first.headers["etag"]})
+    assert same.status_code == 304 and same.content == b""
+    assert same.headers["etag"] == first.headers["etag"]
+    stale = client.get(url, headers={**player, "If-None-Match": '"99"'})
+    assert stale.status_code == 200
+    huge = client.post(f"{url}/moves", content=b"{" + b" " * 70_000 + b"}", headers=player)
+    assert huge.status_code == 413 and "65536 bytes" in huge.json()["detail"]
+    moves = first.json()["legal_moves"]
+    keyed = {**player, "Idempotency-Key": "k1"}
+    assert client.post(f"{url}/moves", json={"move": moves[0]}, headers=keyed).status_code == 200
+    reused = client.post(f"{url}/moves", json={"move": "d2"}, headers=keyed)
+    assert reused.status_code == 422
+    assert "'k1'" in reused.json()["detail"] and "player:" not in reused.json()["detail"]

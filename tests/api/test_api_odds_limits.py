@@ -46,9 +46,10 @@ def test_odds_refuse_bad_parameters_naming_them(tmp_path: Path) -> None:
         ]
         for params, field in cases:
             response = client.get("/v1/odds", params=params)
-            assert response.status_code == 400, (params, response.text)
+            assert response.status_code == 422, (params, response.text)
             assert response.headers["content-type"].startswith("application/problem+json")
-            assert field in response.text
+            assert response.json()["code"] == "invalid-parameter"
+            assert response.json()["field"] == field
         too_many = client.get("/v1/odds", params={**SMALL, "deals": 100_000})
         assert too_many.status_code == 400
         assert "deals" in too_many.text
