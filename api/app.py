@@ -123,6 +123,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     odds_runner = OddsRunner()
 
     async def on_startup() -> None:
+        anyio.to_thread.current_default_thread_limiter().total_tokens = settings.threads
         if settings.migrate_on_startup:
             await anyio.to_thread.run_sync(migrate, db_config)
         await bridge.start()

@@ -70,6 +70,9 @@ class Settings:
     #: Callback URLs on loopback/private networks are refused unless this is on (local tests,
     #: a VTT on the same LAN). Refusing them keeps the server from being used to reach them.
     webhooks_allow_private: bool = False
+    #: Worker threads that run the (synchronous) handlers. Few threads keep Python's lock
+    #: handovers short; requests beyond them wait their turn in order.
+    threads: int = 4
     #: The API's public address (``https://checks.example``): webhooks then link the revealed
     #: record with an absolute URL; unset, the link is a path.
     public_url: str | None = None
@@ -91,6 +94,7 @@ class Settings:
             rate_limit=parse_rate_limit(env.get("SKILLCHECK_RATE_LIMIT")),
             webhooks_allow_private=_flag(env.get("SKILLCHECK_WEBHOOKS_ALLOW_PRIVATE"), False),
             public_url=(env.get("SKILLCHECK_PUBLIC_URL") or "").rstrip("/") or None,
+            threads=int(env.get("SKILLCHECK_THREADS") or 4),
             host=env.get("SKILLCHECK_HOST") or "127.0.0.1",
             port=int(env.get("SKILLCHECK_PORT") or 8000),
             workers=int(env.get("SKILLCHECK_WORKERS") or 1),

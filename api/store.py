@@ -9,14 +9,17 @@ are inserted. A unique violation on the key rolls all of it back.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, cast
 
 import sqlalchemy as sa
 from advanced_alchemy.extensions.litestar import SQLAlchemySyncConfig
 from advanced_alchemy.repository import SQLAlchemySyncRepository
-from sqlalchemy.engine import CursorResult
+from advanced_alchemy.types import DateTimeUTC
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -34,7 +37,35 @@ from skillcheck.sessions import (
     StoredCheck,
 )
 
-__all__ = ["Access", "SqlCheckStore"]
+__all__ = ["ACCESS_CACHE_SIZE", "Access", "SqlCheckStore"]
+
+#: Checks whose credentials a process keeps in memory (a few hundred bytes each).
+ACCESS_CACHE_SIZE = 10_000
+
+
+_CHECKS = cast("sa.Table", CheckRow.__table__)
+_ACTIONS = cast("sa.Table", ActionRow.__table__)
+_EVENTS = cast("sa.Table", EventRow.__table__)
+_KEYS = cast("sa.Table", IdempotencyRow.__table__)
+
+#: Compare and advance: the row moves to the new version only from the expected one.
+_ADVANCE = (
+    sa.update(_CHECKS)
+    .where(_CHECKS.c.id == sa.bindparam("b_id"), _CHECKS.c.version == sa.bindparam("b_expected"))
+    .values(
+        version=sa.bindparam("b_version"),
+        last_sequence=_CHECKS.c.last_sequence + sa.bindparam("b_events"),
+        status=sa.bindparam("b_status"),
+        updated_at=sa.func.coalesce(
+            sa.bindparam("b_updated", type_=DateTimeUTC(timezone=True)), _CHECKS.c.updated_at
+        ),
+    )
+    .returning(_CHECKS.c.last_sequence)
+)
+_VERSION = sa.select(_CHECKS.c.version).where(_CHECKS.c.id == sa.bindparam("b_id"))
+_KEY_TAKEN = sa.select(_KEYS.c.key).where(
+    _KEYS.c.scope == sa.bindparam("b_scope"), _KEYS.c.key == sa.bindparam("b_key")
+)
 
 
 class CheckRepository(SQLAlchemySyncRepository[CheckRow]):
@@ -63,10 +94,19 @@ class SqlCheckStore:
     def __init__(self, config: SQLAlchemySyncConfig) -> None:
         self.config = config
         self._session_maker = config.create_session_maker()
+        self._engine = config.get_engine()
+        # SQLite lets one writer in at a time and makes the others poll with growing sleeps;
+        # queueing this process's writers on a lock hands the file over at once instead.
+        sqlite = config.get_engine().dialect.name == "sqlite"
+        self._write_lock: AbstractContextManager[Any] = (
+            threading.Lock() if sqlite else nullcontext()
+        )
+        self._access_cache: OrderedDict[str, Access] = OrderedDict()
+        self._access_lock = threading.Lock()
 
     @contextmanager
     def _transaction(self) -> Iterator[Session]:
-        with self._session_maker() as session, session.begin():
+        with self._write_lock, self._session_maker() as session, session.begin():
             yield session
 
     @contextmanager
@@ -85,7 +125,7 @@ class SqlCheckStore:
         try:
             with self._transaction() as session:
                 if idempotency is not None:
-                    self._refuse_taken_key(session, idempotency)
+                    self._refuse_taken_key(session.connection(), idempotency)
                 CheckRepository(session=session).add(
                     CheckRow(
                         id=check.check_id,
@@ -101,10 +141,12 @@ class SqlCheckStore:
                         updated_at=check.updated_at,
                     )
                 )
-                self._insert_actions(session, check.check_id, 1, check.actions)
-                self._insert_events(session, events)
+                session.flush()  # the check's row before the rows that refer to it
+                conn = session.connection()
+                self._insert_actions(conn, check.check_id, 1, check.actions)
+                self._insert_events(conn, events)
                 if idempotency is not None:
-                    self._insert_key(session, idempotency)
+                    self._insert_key(conn, idempotency)
         except IntegrityError:
             if idempotency is not None and self.idempotency(idempotency.scope, idempotency.key):
                 raise IdempotencyKeyExistsError(idempotency.scope, idempotency.key) from None
@@ -112,7 +154,7 @@ class SqlCheckStore:
 
     def load(self, check_id: str) -> StoredCheck:
         with self._reading() as session:
-            row = CheckRepository(session=session).get_one_or_none(id=check_id)
+            row = session.get(CheckRow, check_id)
             if row is None:
                 raise CheckNotFoundError(check_id)
             logged = session.execute(
@@ -133,41 +175,34 @@ class SqlCheckStore:
             )
 
     def append(self, check_id: str, change: Append) -> None:
+        # The hot path of every move: prepared Core statements on one connection.
         expected = change.expected_version
         try:
-            with self._transaction() as session:
-                values: dict[str, Any] = {
-                    "version": expected + len(change.actions),
-                    "last_sequence": CheckRow.last_sequence + len(change.events),
-                    "status": change.status.value,
-                }
-                if change.actions:
-                    values["updated_at"] = change.actions[-1].at
-                result = cast(
-                    "CursorResult[Any]",
-                    session.execute(
-                        sa.update(CheckRow)
-                        .where(CheckRow.id == check_id, CheckRow.version == expected)
-                        .values(**values)
-                        .returning(CheckRow.last_sequence)
-                    ),
-                )
-                last = result.scalar_one_or_none()
+            with self._write_lock, self._engine.begin() as conn:
+                last = conn.execute(
+                    _ADVANCE,
+                    {
+                        "b_id": check_id,
+                        "b_expected": expected,
+                        "b_version": expected + len(change.actions),
+                        "b_events": len(change.events),
+                        "b_status": change.status.value,
+                        "b_updated": change.actions[-1].at if change.actions else None,
+                    },
+                ).scalar_one_or_none()
                 if last is None:
-                    actual = session.execute(
-                        sa.select(CheckRow.version).where(CheckRow.id == check_id)
-                    ).scalar_one_or_none()
+                    actual = conn.execute(_VERSION, {"b_id": check_id}).scalar_one_or_none()
                     if actual is None:
                         raise CheckNotFoundError(check_id)
                     raise VersionConflictError(check_id, expected, actual)
                 # The row is locked by this transaction now: its last_sequence is ours.
                 _check_sequences(check_id, last - len(change.events), change.events)
                 if change.idempotency is not None:
-                    self._refuse_taken_key(session, change.idempotency)
-                self._insert_actions(session, check_id, expected + 1, change.actions)
-                self._insert_events(session, change.events)
+                    self._refuse_taken_key(conn, change.idempotency)
+                self._insert_actions(conn, check_id, expected + 1, change.actions)
+                self._insert_events(conn, change.events)
                 if change.idempotency is not None:
-                    self._insert_key(session, change.idempotency)
+                    self._insert_key(conn, change.idempotency)
         except IntegrityError:
             key = change.idempotency
             if key is not None and self.idempotency(key.scope, key.key) is not None:
@@ -176,7 +211,7 @@ class SqlCheckStore:
 
     def events(self, check_id: str, after: int = 0, limit: int | None = None) -> list[CheckEvent]:
         with self._reading() as session:
-            if not CheckRepository(session=session).exists(id=check_id):
+            if session.get(CheckRow, check_id) is None:
                 raise CheckNotFoundError(check_id)
             query = (
                 sa.select(EventRow)
@@ -218,27 +253,39 @@ class SqlCheckStore:
             )
 
     def access(self, check_id: str) -> Access | None:
+        """A check's credentials (cached: they never change once written)."""
+        with self._access_lock:
+            cached = self._access_cache.get(check_id)
+            if cached is not None:
+                self._access_cache.move_to_end(check_id)
+                return cached
         with self._reading() as session:
-            row = AccessRepository(session=session).get_one_or_none(check_id=check_id)
+            row = session.get(AccessRow, check_id)
             if row is None:
-                return None
-            return Access(
+                return None  # not cached: the check may be created in a moment
+            found = Access(
                 row.check_id, row.player_token_sha256, row.spectator_token_sha256, row.gm_key_sha256
             )
+        with self._access_lock:
+            self._access_cache[check_id] = found
+            while len(self._access_cache) > ACCESS_CACHE_SIZE:
+                self._access_cache.popitem(last=False)
+        return found
 
     # -- helpers ----------------------------------------------------------------------------------
     @staticmethod
-    def _refuse_taken_key(session: Session, record: IdempotencyRecord) -> None:
-        if session.get(IdempotencyRow, (record.scope, record.key)) is not None:
+    def _refuse_taken_key(conn: Connection, record: IdempotencyRecord) -> None:
+        taken = conn.execute(_KEY_TAKEN, {"b_scope": record.scope, "b_key": record.key}).first()
+        if taken is not None:
             raise IdempotencyKeyExistsError(record.scope, record.key)
 
     @staticmethod
     def _insert_actions(
-        session: Session, check_id: str, first: int, logged: Sequence[Action]
+        conn: Connection, check_id: str, first: int, logged: Sequence[Action]
     ) -> None:
         if logged:
-            session.execute(
-                sa.insert(ActionRow),
+            conn.execute(
+                _ACTIONS.insert(),
                 [
                     {"check_id": check_id, "number": first + i, "code": a.code, "note": a.note,
                      "at": a.at}
@@ -247,10 +294,10 @@ class SqlCheckStore:
             )  # fmt: skip
 
     @staticmethod
-    def _insert_events(session: Session, new: Sequence[CheckEvent]) -> None:
+    def _insert_events(conn: Connection, new: Sequence[CheckEvent]) -> None:
         if new:
-            session.execute(
-                sa.insert(EventRow),
+            conn.execute(
+                _EVENTS.insert(),
                 [
                     {"check_id": e.check_id, "sequence": e.sequence, "version": e.version,
                      "kind": e.kind.value, "payload": e.payload, "at": e.at}
@@ -259,15 +306,16 @@ class SqlCheckStore:
             )  # fmt: skip
 
     @staticmethod
-    def _insert_key(session: Session, record: IdempotencyRecord) -> None:
-        session.add(
-            IdempotencyRow(
-                scope=record.scope,
-                key=record.key,
-                fingerprint=record.fingerprint,
-                check_id=record.check_id,
-                version=record.version,
-            )
+    def _insert_key(conn: Connection, record: IdempotencyRecord) -> None:
+        conn.execute(
+            _KEYS.insert(),
+            {
+                "scope": record.scope,
+                "key": record.key,
+                "fingerprint": record.fingerprint,
+                "check_id": record.check_id,
+                "version": record.version,
+            },
         )
 
 

@@ -150,6 +150,11 @@ class Card:
 
     @property
     def code(self) -> str:
+        if 0 <= self.index < len(_CODES) and DECKTET[self.index] is self:
+            return _CODES[self.index]  # the 45 cards' codes are made once (a hot path)
+        return self._make_code()
+
+    def _make_code(self) -> str:
         if self.rank is None:
             return "E"
         return self.rank.char + "".join(s.letter for s in self.suits)
@@ -248,6 +253,7 @@ def _build_deck() -> tuple[Card, ...]:
 #: All 45 cards in canonical order: Aces, numerals 2..9 (three per rank), Pawns, Courts, Crowns,
 #: the Excuse. Deals start from this order (docs/rng.md).
 DECKTET: tuple[Card, ...] = _build_deck()
+_CODES: tuple[str, ...] = tuple(card._make_code() for card in DECKTET)
 #: The 24 numerals 2..9, in canonical order.
 NUMERALS: tuple[Card, ...] = tuple(c for c in DECKTET if c.rank is not None and c.rank.is_numeral)
 

@@ -752,13 +752,17 @@ class SessionService:
         self._id_factory = id_factory
         self._salt_factory = salt_factory
         self._cache: OrderedDict[str, _Live] = OrderedDict()
+        #: The newest stored form of each check this service has seen or written: an action
+        #: starts from it without reading the store, and the store's compare-and-append catches
+        #: a stale one (another process acted), which is then reloaded.
+        self._heads: OrderedDict[str, StoredCheck] = OrderedDict()
         self._cache_size = cache_size
         self._cache_lock = threading.Lock()
         self._subscriptions: list[Subscription] = []
         self._subscriptions_lock = threading.Lock()
         self._dispatch_lock = threading.RLock()
         self._dispatching = False
-        self._pending: deque[tuple[str, int]] = deque()
+        self._pending: deque[tuple[str, tuple[CheckEvent, ...]]] = deque()
         self._delivered: dict[str, int] = {}
         self._new_events = threading.Condition()
 
@@ -839,7 +843,8 @@ class SessionService:
                 raise
             return found
         self._cache_put(check_id, live)
-        self._dispatch(check_id, 1)
+        self._remember(attrs.evolve(stored, last_sequence=stored.last_sequence + 1))
+        self._dispatch(check_id, (event,))
         return CreatedCheck(check_id, commitment, view)
 
     def _build_game(self, game: str | Game[Any], params: Mapping[str, Any] | None) -> Game[Any]:
@@ -869,13 +874,13 @@ class SessionService:
     # -- reading ----------------------------------------------------------------------------------
     def view(self, check_id: str) -> CheckView:
         """What the player may see now; never the seed or the order of hidden cards."""
-        stored = self.store.load(check_id)
+        stored = self._load(check_id)
         return self._make_view(stored, self._live(stored))
 
     def record(self, check_id: str) -> RevealedRecord:
         """The revealed record (seed, deal, moves, outcome, salt and commitment), once the check
         has ended; before that :class:`RecordNotAvailableError`."""
-        stored = self.store.load(check_id)
+        stored = self._load(check_id)
         if not stored.status.is_over:
             raise RecordNotAvailableError(check_id)
         return self._revealed(stored, self._live(stored), stored.status)
@@ -1047,12 +1052,19 @@ class SessionService:
             if not isinstance(idempotency_key, str) or not idempotency_key:
                 raise ParameterError("idempotency_key", "an idempotency key is non-empty text")
             fingerprint = _fingerprint({**request, "expected_version": expected_version})
+        fresh = False  # whether ``stored`` was just read from the store
         for _ in range(_MAX_ATTEMPTS):
             if idempotency_key is not None:
                 again = self._acted_again(check_id, idempotency_key, fingerprint)
                 if again is not None:
                     return again
-            stored = self.store.load(check_id)
+            stored_or_none = None if fresh else self._head(check_id)
+            if stored_or_none is None or (
+                expected_version is not None and expected_version != stored_or_none.version
+            ):
+                stored, fresh = self._load(check_id), True
+            else:
+                stored = stored_or_none
             if expected_version is not None and expected_version != stored.version:
                 raise VersionConflictError(check_id, expected_version, stored.version)
             if stored.status.is_over:
@@ -1072,6 +1084,10 @@ class SessionService:
             try:
                 self.store.append(check_id, append)
             except VersionConflictError:
+                if not fresh:  # our copy was stale (another process acted): read it and retry
+                    self._forget(check_id)
+                    fresh = True
+                    continue
                 if expected_version is not None and idempotency_key is None:
                     raise
                 if expected_version is not None:
@@ -1080,11 +1096,21 @@ class SessionService:
                     if again is not None:
                         return again
                     raise
+                fresh = False
                 continue  # no version was asked for: act on the newer position
             except IdempotencyKeyExistsError:
+                fresh = False
                 continue  # the same key won a race: the next round answers from it
             self._cache_put(check_id, change.live)
-            self._dispatch(check_id, change.events[0].sequence)
+            self._remember(
+                attrs.evolve(
+                    stored,
+                    actions=stored.actions + change.actions,
+                    status=change.status,
+                    last_sequence=stored.last_sequence + len(change.events),
+                )
+            )
+            self._dispatch(check_id, change.events)
             return change.view
         raise VersionConflictError(check_id, stored.version, self.store.load(check_id).version)
 
@@ -1123,6 +1149,29 @@ class SessionService:
             self._cache_put(stored.check_id, live)
         return live
 
+    def _load(self, check_id: str) -> StoredCheck:
+        stored = self.store.load(check_id)
+        self._remember(stored)
+        return stored
+
+    def _head(self, check_id: str) -> StoredCheck | None:
+        with self._cache_lock:
+            return self._heads.get(check_id)
+
+    def _remember(self, stored: StoredCheck) -> None:
+        with self._cache_lock:
+            current = self._heads.get(stored.check_id)
+            if current is not None and current.version > stored.version:
+                return
+            self._heads[stored.check_id] = stored
+            self._heads.move_to_end(stored.check_id)
+            while len(self._heads) > self._cache_size:
+                self._heads.popitem(last=False)
+
+    def _forget(self, check_id: str) -> None:
+        with self._cache_lock:
+            self._heads.pop(check_id, None)
+
     def _cache_put(self, check_id: str, live: _Live) -> None:
         with self._cache_lock:
             current = self._cache.get(check_id)
@@ -1134,7 +1183,7 @@ class SessionService:
                 self._cache.popitem(last=False)
 
     def _view_at(self, check_id: str, version: int) -> CheckView:
-        stored = self.store.load(check_id)
+        stored = self._load(check_id)
         version = min(version, stored.version)
         return self._make_view(stored, self._live(stored, version))
 
@@ -1179,33 +1228,43 @@ class SessionService:
             cancel_reason=live.cancel_reason,
         )
 
-    def _dispatch(self, check_id: str, first_sequence: int) -> None:
+    def _dispatch(self, check_id: str, events: Sequence[CheckEvent]) -> None:
         """Deliver newly committed events to the listeners, exactly once and in order per
         check, even when several threads commit at once or a callback acts on the service."""
         with self._new_events:
             self._new_events.notify_all()
+        with self._subscriptions_lock:
+            listening = bool(self._subscriptions)
         with self._dispatch_lock:
-            self._pending.append((check_id, first_sequence))
+            if not listening:
+                self._delivered.pop(check_id, None)  # a later listener starts from then
+                return
+            self._pending.append((check_id, tuple(events)))
             if self._dispatching:
                 return  # a callback of this thread acted: the loop below delivers it next
             self._dispatching = True
             try:
                 while self._pending:
-                    cid, first = self._pending.popleft()
-                    self._deliver(cid, self._delivered.get(cid, first - 1))
+                    self._deliver(*self._pending.popleft())
             finally:
                 self._dispatching = False
 
-    def _deliver(self, check_id: str, after: int) -> None:
-        try:
-            events = self.store.events(check_id, after)
-        except Exception:  # the action is committed; a failing read must not undo its answer
-            logger.exception("cannot read the events of check %s to deliver them", check_id)
-            return
+    def _deliver(self, check_id: str, events: tuple[CheckEvent, ...]) -> None:
+        """Deliver ``events`` (just committed by this service), after any this service's
+        listeners have missed since the last delivery (another thread's commit that landed in
+        between is read back from the store)."""
+        last = self._delivered.get(check_id)
+        if events and last is not None and events[0].sequence > last + 1:
+            try:
+                events = tuple(self.store.events(check_id, last))
+            except Exception:  # the action is committed; a failing read must not undo its answer
+                logger.exception("cannot read the events of check %s to deliver them", check_id)
         with self._subscriptions_lock:
             subscriptions = list(self._subscriptions)
         for event in events:
-            self._delivered[check_id] = event.sequence
+            if last is not None and event.sequence <= last:
+                continue
+            last = self._delivered[check_id] = event.sequence
             for subscription in subscriptions:
                 if not subscription.wants(event):
                     continue
@@ -1229,17 +1288,28 @@ class _ChangeBuilder:
         self.now = now
         self.actions: list[Action] = []
         self.events: list[CheckEvent] = []
-        self.view = service._make_view(stored, live)
+        self._view: CheckView | None = None
+        self._view_dict: dict[str, Any] | None = None
+
+    @property
+    def view(self) -> CheckView:
+        """The view after the actions so far (made when first asked for)."""
+        if self._view is None:
+            updated_at = self.now if self.actions else None
+            self._view = self.service._make_view(self.stored, self.live, updated_at=updated_at)
+        return self._view
 
     def add(self, action: Action, state: State[Any], *, cancel: bool = False) -> None:
         self.actions.append(action)
         version = self.live.version + 1
         self.live = _Live(version, state, cancel, action.note if cancel else None)
-        self.view = self.service._make_view(self.stored, self.live, updated_at=self.now)
+        self._view = self._view_dict = None
 
     def event(self, kind: EventKind, payload: dict[str, Any]) -> None:
         sequence = self.stored.last_sequence + len(self.events) + 1
-        full = _plain({**payload, "view": self.view.to_dict()}, "payload")
+        if self._view_dict is None:
+            self._view_dict = self.view.to_dict()
+        full = _plain({**payload, "view": self._view_dict}, "payload")
         self.events.append(
             CheckEvent(self.stored.check_id, sequence, self.live.version, kind, full, self.now)
         )

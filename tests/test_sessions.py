@@ -252,6 +252,31 @@ def test_a_stale_version_is_a_conflict_and_changes_nothing() -> None:
     assert snapshot(service, check) == before
 
 
+def test_two_services_on_one_store_never_act_on_a_stale_copy() -> None:
+    """Two API processes share one database: each service starts an action from its own copy of
+    the check, and the store's compare-and-append sends a stale copy back to be reread."""
+    store = InMemoryCheckStore()
+    one, two = make_service(store), make_service(store)
+    check = one.create(QUOTA, seed=5).check_id
+    assert two.view(check).version == 0  # ``two`` now holds a copy at version 0
+    one.move(check, "d1")
+    # without a version, ``two`` acts on the newer position: d2 follows d1
+    after = two.move(check, "d2")
+    assert after.version == 2
+    assert [a.code for a in store.load(check).actions] == ["d1", "d2"]
+    assert engine_state(two, check).moves_made == 2
+    # with a version, a client that saw version 1 is told it is stale, whatever the copy says
+    one.move(check, "d3")
+    with pytest.raises(VersionConflictError) as caught:
+        two.move(check, "d4", expected_version=2)
+    assert (caught.value.expected, caught.value.actual) == (2, 3)
+    # a check cancelled through one service has ended for the other
+    one.cancel(check, "the door was open")
+    with pytest.raises(CheckEndedError):
+        two.move(check, "d4")
+    assert store.load(check).version == 4
+
+
 def test_rejected_actions_change_nothing() -> None:
     service = make_service()
     check = service.create(QUOTA, seed=5).check_id
