@@ -44,8 +44,10 @@ MAX_BODY_BYTES = 64 * 1024
 
 
 def _security_headers(settings: Settings) -> Any:
+    """Every response says who may frame it (``frame-ancestors`` from the settings: VTTs embed
+    the player's page) and forbids type sniffing; a policy a handler set is kept and extended."""
     ancestors = " ".join(("'self'", *settings.frame_ancestors))
-    csp = f"frame-ancestors {ancestors}".encode("latin-1")
+    frame_policy = f"frame-ancestors {ancestors}"
 
     def middleware(app: ASGIApp) -> ASGIApp:
         async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
@@ -56,7 +58,10 @@ def _security_headers(settings: Settings) -> Any:
             async def sending(message: Message) -> None:
                 if message["type"] == "http.response.start":
                     headers = MutableScopeHeaders.from_message(message)
-                    headers["Content-Security-Policy"] = csp.decode("latin-1")
+                    own = headers.get("Content-Security-Policy")
+                    headers["Content-Security-Policy"] = (
+                        f"{own.rstrip('; ')}; {frame_policy}" if own else frame_policy
+                    )
                     headers["X-Content-Type-Options"] = "nosniff"
                 await send(message)
 
@@ -87,7 +92,7 @@ def _rate_limit(settings: Settings) -> RateLimitConfig | None:
     unit, count = settings.rate_limit
     return RateLimitConfig(
         rate_limit=(unit, count),  # type: ignore[arg-type]
-        exclude=["/health", "/schema", "/play", "/static"],
+        exclude=["/health", "/schema", "/play"],
         store="rate_limit",
     )
 

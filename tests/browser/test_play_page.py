@@ -1,0 +1,444 @@
+"""The player's page (api/pages.py, api/static/) in real Chromium against the real API.
+
+Each test creates checks through the HTTP API with a GM key and a fixed seed, then drives the
+page like a player: clicks, keys, the in-page dialog; and checks the server's state over HTTP.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from browser_support import Check
+from playwright.sync_api import Page, expect
+
+from skillcheck.cards import card
+
+expect.set_options(timeout=8000)
+
+NewCheck = Callable[..., Check]
+
+
+def open_page(page: Page, server: str, check: Check, token: str | None = None) -> None:
+    page.goto(check.url(server, token))
+    expect(page.locator("#game")).to_be_visible()
+
+
+def tower_codes(page: Page) -> list[list[str]]:
+    codes: list[list[str]] = page.eval_on_selector_all(
+        "#towers > li.tower",
+        "towers => towers.map(t => [...t.querySelectorAll('.stack .face')]"
+        ".map(f => f.dataset.code))",
+    )
+    return codes
+
+
+def click_move(page: Page, code: str) -> None:
+    """Play ``code`` the way a player does: the source card, then the destination tower."""
+    source, target = code[0], code[1]
+    if source == "d":
+        page.click("#deck button")
+    else:
+        page.click(f".tower[data-tower='{source}'] .top button")
+    page.click(f".tower[data-tower='{target}'] .tower-head")
+
+
+def wait_version(page: Page, version: int) -> None:
+    expect(page.locator("#version")).to_have_text(str(version))
+
+
+# ---- the page and its assets -----------------------------------------------------------------
+
+
+def test_page_shows_the_observation(page: Page, server: str, new_check: NewCheck) -> None:
+    check = new_check(seed=11, label="Mira")
+    for code in ("d1", "d2", "d3"):
+        check.move(code)
+    view = check.view()
+    response = page.goto(check.url(server))
+    assert response is not None and response.ok
+    headers = response.headers
+    assert headers["referrer-policy"] == "no-referrer"
+    assert headers["cache-control"] == "no-cache"
+    assert headers["content-type"].startswith("text/html")
+    expect(page.locator("#game")).to_be_visible()
+    obs = view["observation"]
+    assert tower_codes(page) == obs["towers"]
+    top = obs["top_card"]
+    expect(page.locator("#deck .face")).to_have_attribute("data-code", top)
+    expect(page.locator("#deck")).to_contain_text(card(top).short_name)
+    expect(page.locator("#cards-left")).to_have_text(f"{obs['cards_left']} cards left")
+    expect(page.locator("#moves-made")).to_have_text("3")
+    expect(page.locator("#version")).to_have_text("3")
+    expect(page.locator("#status")).to_have_text("In progress")
+    expect(page.locator("#label")).to_have_text("for Mira")
+    expect(page.locator("#goal")).to_contain_text("a tower of 3 cards that all bear Moons")
+    # A card reads as its name for screen readers, and shows its suits as symbols.
+    first = obs["towers"][0][-1]
+    button = page.locator(".tower[data-tower='1'] .top button")
+    expect(button).to_have_attribute("aria-label", re.compile(re.escape(card(first).name)))
+    assert page.locator(".tower[data-tower='1'] .top .suit").count() == len(card(first).suits)
+    # The strict policy travels in a <meta> element; nothing inline runs.
+    policy = page.get_attribute("meta[http-equiv='Content-Security-Policy']", "content")
+    assert policy is not None and "script-src 'self'" in policy and "unsafe" not in policy
+    assert page.locator("script:not([src])").count() == 0
+
+
+def test_assets_are_served_with_types_and_cache_headers(http: Any, server: str) -> None:
+    html = http.get("/play/anything").text
+    links = re.findall(r'(?:src|href)="(/play-assets/[^"]+)"', html)
+    assert {link.rsplit("/", 1)[1] for link in links} == {"icon.svg", "play.css", "play.js"}
+    for link in links:
+        got = http.get(link)
+        assert got.status_code == 200
+        assert got.headers["cache-control"] == "public, max-age=31536000, immutable"
+    js = http.get(next(link for link in links if link.endswith(".js")))
+    assert js.headers["content-type"].startswith("text/javascript")
+    stale = http.get("/play-assets/0000/play.js")
+    assert stale.status_code == 200 and stale.headers["cache-control"] == "no-cache"
+    assert http.get("/play-assets/0000/nothing.js").status_code == 404
+    table = http.get("/v1/cards").json()
+    assert len(table["cards"]) == 45
+    assert {"code": "6MW", "name": "the Lunatic"}.items() <= table["cards"][18].items()
+
+
+def test_missing_and_wrong_tokens_say_so(page: Page, server: str, new_check: NewCheck) -> None:
+    check = new_check()
+    page.goto(f"{server}/play/{check.check_id}")
+    expect(page.locator("#fatal")).to_be_visible()
+    expect(page.locator("#fatal")).to_contain_text("no access token")
+    page.goto(f"{server}/play/{check.check_id}#token=sc_play_wrong")
+    expect(page.locator("#fatal")).to_contain_text("does not open a check")
+    expect(page.locator("#game")).to_be_hidden()
+
+
+# ---- playing ---------------------------------------------------------------------------------
+
+
+def test_click_plays_a_legal_move(page: Page, server: str, new_check: NewCheck) -> None:
+    check = new_check(seed=21)
+    open_page(page, server, check)
+    page.click("#deck button")
+    expect(page.locator("#deck button")).to_have_attribute("aria-pressed", "true")
+    legal = {m[1] for m in check.view()["legal_moves"] if m[0] == "d"}
+    targets = page.eval_on_selector_all(".tower.target", "ts => ts.map(t => t.dataset.tower)")
+    assert set(targets) == legal
+    with page.expect_request("**/moves") as sent:
+        page.click(".tower[data-tower='2'] .tower-head")
+    assert sent.value.post_data_json == {"move": "d2", "expected_version": 0}
+    wait_version(page, 1)
+    view = check.view()
+    assert view["version"] == 1 and len(view["observation"]["towers"][1]) == 1
+    assert tower_codes(page) == view["observation"]["towers"]
+    expect(page.locator("#notice")).to_contain_text("to tower 2")
+
+
+def test_illegal_attempt_is_refused_and_changes_nothing(
+    page: Page, server: str, new_check: NewCheck
+) -> None:
+    check = new_check(seed=21)
+    for code in ("d1", "d2", "d3", "d4", "d5"):
+        view = check.move(code)
+    illegal = next(f"d{n}" for n in range(1, 6) if f"d{n}" not in view["legal_moves"])
+    open_page(page, server, check)
+    click_move(page, illegal)
+    refusal = page.locator("#refusal")
+    expect(refusal).to_be_visible()
+    expect(refusal).to_contain_text("Illegal move")
+    expect(refusal).to_contain_text("cannot go on")
+    assert check.view()["version"] == 5
+    expect(page.locator("#version")).to_have_text("5")
+    assert tower_codes(page) == view["observation"]["towers"]
+    # A typed move that cannot be read is refused with the server's explanation too.
+    page.fill("#move-input", "zz")
+    page.press("#move-input", "Enter")
+    expect(refusal).to_contain_text("Unreadable input")
+    assert check.view()["version"] == 5
+
+
+def test_undo_and_keyboard_play(page: Page, server: str, new_check: NewCheck) -> None:
+    check = new_check(seed=21)
+    open_page(page, server, check)
+    expect(page.locator("#undo")).to_be_disabled()
+    page.fill("#move-input", "d3")
+    page.press("#move-input", "Enter")
+    wait_version(page, 1)
+    assert len(check.view()["observation"]["towers"][2]) == 1
+    # Outside the box, "d" and a digit start a code; Enter plays it.
+    page.locator("#board").focus()
+    page.keyboard.type("d4")
+    expect(page.locator("#move-input")).to_have_value("d4")
+    page.keyboard.press("Enter")
+    wait_version(page, 2)
+    expect(page.locator("#undo")).to_be_enabled()
+    page.click("#undo")
+    wait_version(page, 3)
+    view = check.view()
+    assert view["moves_made"] == 1 and view["observation"]["towers"][3] == []
+    assert tower_codes(page) == view["observation"]["towers"]
+    # "u" undoes too; Escape clears a selection.
+    page.locator("#board").focus()
+    page.keyboard.press("u")
+    wait_version(page, 4)
+    assert check.view()["moves_made"] == 0
+    page.click("#deck button")
+    expect(page.locator(".tower.target")).to_have_count(5)
+    page.keyboard.press("Escape")
+    expect(page.locator(".tower.target")).to_have_count(0)
+
+
+def test_concede_asks_in_a_dialog(page: Page, server: str, new_check: NewCheck) -> None:
+    check = new_check(seed=21)
+    check.move("d1")
+    open_page(page, server, check)
+    page.click("#concede")
+    dialog = page.locator("#concede-dialog")
+    expect(dialog).to_be_visible()
+    page.click("#concede-cancel")
+    expect(dialog).to_be_hidden()
+    assert check.view()["status"] == "in_progress"
+    page.click("#concede")
+    page.click("#concede-confirm")
+    expect(page.locator("#result")).to_be_visible()
+    expect(page.locator("#result-title")).to_have_text("✘ Check lost")
+    expect(page.locator("#result-reason")).to_have_text("the player conceded")
+    view = check.view()
+    assert view["status"] == "lost" and view["outcome"]["reason"] == "conceded"
+    expect(page.locator("#result-degree")).to_contain_text(str(view["degree"]))
+    expect(page.locator("#deck button")).to_have_count(0)
+    expect(page.locator("#play")).to_be_disabled()
+
+
+def test_version_conflict_reloads_the_view(page: Page, server: str, new_check: NewCheck) -> None:
+    check = new_check(seed=21)
+    # Cut the live updates so the page does not hear of the move made behind its back.
+    page.route("**/stream*", lambda route: route.abort())
+    page.route("**/events*", lambda route: route.abort())
+    open_page(page, server, check)
+    check.move("d1")
+    with page.expect_response("**/moves") as answered:
+        click_move(page, "d2")
+    assert answered.value.status == 409
+    wait_version(page, 1)
+    expect(page.locator("#notice")).to_contain_text("changed elsewhere")
+    assert tower_codes(page) == check.view()["observation"]["towers"]
+    click_move(page, "d2")
+    wait_version(page, 2)
+
+
+# ---- a whole game, hidden cards ------------------------------------------------------------------
+
+
+def _hidden_patterns(codes: list[str]) -> list[re.Pattern[str]]:
+    patterns = []
+    for code in codes:
+        patterns.append(re.compile(rf"(?<![0-9A-Z]){code}(?![A-Z])"))
+        patterns.append(re.compile(rf"\b{re.escape(card(code).short_name)}\b"))
+    return patterns
+
+
+def _leaks(text: str, codes: list[str]) -> list[str]:
+    return [p.pattern for p in _hidden_patterns(codes) if p.search(text)]
+
+
+def test_whole_game_by_clicking_without_showing_hidden_cards(
+    page: Page, server: str, new_check: NewCheck, winning: tuple[int, list[str]]
+) -> None:
+    seed, line = winning
+    check = new_check(seed=seed, label="Mira")
+    bodies: list[tuple[str, str]] = []
+
+    def finished(request: Any) -> None:
+        response = request.response()
+        if response is None or request.url.endswith("/v1/cards"):
+            return  # the public card table is the same for every check
+        try:
+            bodies.append((request.url, response.text()))
+        except Exception:  # a body Chromium did not keep (e.g. a redirect)
+            return
+
+    page.on("requestfinished", finished)
+    # Live updates by polling: a stream still open when the page stops following it at the end
+    # is cut off, and Playwright keeps no body of a cut request; /events carries the same JSON.
+    page.route("**/stream*", lambda route: route.fulfill(status=404, body="{}"))
+    open_page(page, server, check)
+    snapshots: list[tuple[int, str]] = [(0, page.content())]
+    deck_moves = 0
+    for number, code in enumerate(line, 1):
+        click_move(page, code)
+        wait_version(page, number)
+        deck_moves += code.startswith("d")
+        snapshots.append((deck_moves, page.content()))
+    expect(page.locator("#result")).to_be_visible()
+    final = check.view()
+    assert final["status"] == "won"
+    expect(page.locator("#result-title")).to_have_text("✔ Check won")
+    expect(page.locator("#status")).to_have_text("✔ Won")
+    expect(page.locator("#result-degree")).to_contain_text(f"{final['degree']} (cards left")
+    expect(page.locator("#result-reason")).to_have_text("the goal was reached")
+    expect(page.locator("#result-commitment")).to_have_text(check.commitment)
+    expect(page.locator("#result-summary")).to_contain_text("reached the quota of 3")
+    page.wait_for_timeout(300)  # let the last responses land in `bodies`
+    # The deal, top first: after n deck moves the top card is deal[n]; deal[n+1:] is unseen.
+    deal = check.record()["record"]["deal"]
+    for placed, html in snapshots:
+        assert not _leaks(html, deal[placed + 1 :]), f"hidden card in the DOM after {placed}"
+    assert bodies, "no network bodies were recorded"
+    network = "\n".join(text for _, text in bodies)
+    assert not _leaks(network, deal[deck_moves + 1 :]), "hidden card in a response"
+    answers = "\n".join(text for url, text in bodies if "/v1/checks/" in url)
+    assert '"towers"' in answers and '"events"' in answers
+    assert '"seed"' not in answers and '"deal"' not in answers and '"salt"' not in answers
+    # After the end the record is one click away, with its deal and commitment.
+    page.click("#show-record")
+    expect(page.locator("#record")).to_be_visible()
+    expect(page.locator("#record-seed")).to_have_text(str(seed))
+    expect(page.locator("#record-moves")).to_have_text(" ".join(line))
+    expect(page.locator("#record-check")).to_contain_text("published when the check was created")
+    shown = page.eval_on_selector_all("#record-deal .face", "fs => fs.map(f => f.dataset.code)")
+    assert shown == deal
+    href = page.get_attribute("#record-download", "href")
+    assert href is not None and href.startswith("blob:")
+
+
+# ---- spectators and live updates ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("transport", ["stream", pytest.param("polling", marks=pytest.mark.slow)])
+def test_spectator_sees_moves_live(
+    page: Page, server: str, new_check: NewCheck, transport: str
+) -> None:
+    check = new_check(seed=21)
+    if transport == "polling":  # as when the server has no stream endpoint
+        page.route("**/stream*", lambda route: route.fulfill(status=404, body="{}"))
+    open_page(page, server, check, check.spectator)
+    expect(page.locator("#role")).to_contain_text("Spectator")
+    expect(page.locator("#controls")).to_be_hidden()
+    expect(page.locator("#deck button")).to_have_count(0)
+    expect(page.locator("#live")).to_have_attribute("data-mode", transport)
+    view = check.move("d4")
+    wait_version(page, 1)
+    assert tower_codes(page) == view["observation"]["towers"]
+    expect(page.locator("#notice")).to_contain_text("to tower 4")
+    check.move("d1")
+    wait_version(page, 2)
+    conceded = check.http.post(
+        f"/v1/checks/{check.check_id}/concede", json={}, headers=check.auth()
+    )
+    assert conceded.status_code == 200
+    expect(page.locator("#result-title")).to_have_text("✘ Check lost")
+    expect(page.locator("#live")).to_have_attribute("data-mode", "stopped")
+
+
+def test_stream_messages_are_parsed_across_chunks(page: Page, server: str) -> None:
+    """The SSE reader of api.js, fed awkward chunks in the browser itself."""
+    page.goto(f"{server}/play/none")
+    script = page.get_attribute("script[type=module]", "src")
+    assert script is not None
+    messages = page.evaluate(
+        """async (url) => {
+            const { SseParser } = await import(url.replace('play.js', 'api.js'));
+            const got = [];
+            const parser = new SseParser((m) => got.push(m));
+            const chunks = [': keepalive\\n\\n', 'id: 4\\r', '\\nevent: moved\\r\\ndata: {"a"',
+                            ':1}\\r\\n\\r\\nid:5\\nevent: ended\\ndata: x\\ndata: y\\n', '\\n'];
+            for (const chunk of chunks) parser.push(chunk);
+            return got;
+        }""",
+        script,
+    )
+    assert messages == [
+        {"id": "4", "event": "moved", "data": '{"a":1}'},
+        {"id": "5", "event": "ended", "data": "x\ny"},
+    ]
+
+
+# ---- embedding and small screens ------------------------------------------------------------
+
+
+def test_page_works_in_an_iframe_on_another_origin(
+    page: Page, server: str, vtt: str, new_check: NewCheck
+) -> None:
+    check = new_check(seed=21)
+    page.goto(f"{vtt}/table?src={quote(check.url(server), safe='')}")
+    frame = page.frame_locator("iframe")
+    expect(frame.locator("#game")).to_be_visible()
+    frame.locator("#deck button").click()
+    frame.locator(".tower[data-tower='3'] .tower-head").click()
+    expect(frame.locator("#version")).to_have_text("1")
+    assert check.view()["observation"]["towers"][2] != []
+    # The in-page dialog works where window.confirm may be blocked.
+    frame.locator("#concede").click()
+    frame.locator("#concede-confirm").click()
+    expect(frame.locator("#result-title")).to_have_text("✘ Check lost")
+
+
+def test_page_is_refused_in_a_frame_on_an_unlisted_origin(
+    context: Any, server: str, vtt: str, vtt_port: int, new_check: NewCheck
+) -> None:
+    check = new_check(seed=21)
+    page = context.new_page()  # not the `page` fixture: this CSP report is the expected one
+    reports: list[str] = []
+    page.on("console", lambda message: reports.append(message.text))
+    unlisted = f"http://127.0.0.1:{vtt_port}"  # the same stand-in VTT, another origin
+    page.goto(f"{unlisted}/table?src={quote(check.url(server), safe='')}")
+    page.wait_for_load_state()
+    frame = next(f for f in page.frames if f != page.main_frame)
+    expect(page.locator("iframe")).to_be_visible()
+    page.wait_for_timeout(300)
+    assert not frame.url.startswith(server)
+    assert any("frame-ancestors" in text for text in reports), reports
+
+
+def test_phone_layout_fits_without_sideways_scrolling(
+    browser: Any, server: str, new_check: NewCheck
+) -> None:
+    check = new_check(seed=21)
+    for code in ("d1", "d2", "d3", "d4", "d5"):
+        check.move(code)
+    context = browser.new_context(
+        viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True
+    )
+    try:
+        phone = context.new_page()
+        open_page(phone, server, check)
+        width = phone.evaluate("document.documentElement.scrollWidth")
+        assert width <= 360, f"the page is {width}px wide on a 360px screen"
+        box = phone.locator("#deck button").bounding_box()
+        assert box is not None and box["width"] >= 44 and box["height"] >= 44
+        phone.locator("#deck button").tap()
+        expect(phone.locator("#deck button")).to_have_attribute("aria-pressed", "true")
+    finally:
+        context.close()
+
+
+def test_focus_is_visible_on_controls(page: Page, server: str, new_check: NewCheck) -> None:
+    check = new_check(seed=21)
+    open_page(page, server, check)
+    page.locator("#deck button").focus()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Shift+Tab")
+    outline = page.evaluate(
+        "getComputedStyle(document.activeElement).outlineStyle + ' ' + "
+        "getComputedStyle(document.activeElement).outlineWidth"
+    )
+    assert outline.startswith("solid") and outline != "solid 0px"
+    names = page.eval_on_selector_all(
+        "button:not([hidden])",
+        "bs => bs.filter(b => b.offsetParent).map(b => b.textContent"
+        ".trim() || b.getAttribute('aria-label'))",
+    )
+    assert all(names), "every visible button has a name"
+    # Buttons all the way: Enter on the deck's card, then on a tower, plays; the focus stays put.
+    page.locator("#deck button").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#deck button")).to_have_attribute("aria-pressed", "true")
+    page.locator(".tower[data-tower='5'] .tower-head").focus()
+    page.keyboard.press("Enter")
+    wait_version(page, 1)
+    # (A live event may show version 1 before the move's answer re-enables the controls.)
+    expect(page.locator(".tower[data-tower='5'] .tower-head")).to_be_focused()
+    assert len(check.view()["observation"]["towers"][4]) == 1
