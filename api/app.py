@@ -15,6 +15,7 @@ from litestar.exceptions import HTTPException
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme
 from litestar.stores.base import Store
 from litestar.stores.memory import MemoryStore
 from litestar.stores.redis import RedisStore
@@ -187,6 +188,16 @@ def create_app(settings: Settings | None = None) -> Litestar:
             version="1",
             description="Decktet card mini-games as RPG skill checks (docs/api.md).",
             path="/schema",
+            components=Components(
+                security_schemes={
+                    "bearer": SecurityScheme(
+                        type="http",
+                        scheme="bearer",
+                        description="A GM key, or a check's player or spectator token",
+                    )
+                }
+            ),
+            security=[{"bearer": []}],
             render_plugins=[OfflineDocsPlugin(), JsonRenderPlugin()],
         ),
     )

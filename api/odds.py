@@ -20,6 +20,7 @@ import anyio.to_thread
 from litestar import Controller, Request, Response, get
 from litestar.params import Parameter
 
+from api.problems import problem_responses
 from skillcheck.cards import Suit
 from skillcheck.errors import ParameterError
 from skillcheck.odds import quota_odds
@@ -89,7 +90,12 @@ class OddsController(Controller):
     path = "/v1/odds"
     tags: ClassVar[list[str]] = ["odds"]  # type: ignore[misc]
 
-    @get("/", summary="Success odds of a quota check (cached)")
+    @get(
+        "/",
+        summary="Success odds of a quota check (cached)",
+        responses=problem_responses(400, 422),
+        security=[],
+    )
     async def odds(
         self,
         request: Request[Any, Any, Any],

@@ -26,6 +26,7 @@ from typing import Any
 from litestar import Request, Response, get
 from litestar.exceptions import NotFoundException
 
+from api.problems import problem_responses
 from skillcheck.cards import DECKTET, Suit
 
 __all__ = ["ASSETS", "BUILD", "PAGE_HANDLERS", "PAGE_POLICY", "cards_table"]
@@ -141,7 +142,13 @@ def play_asset(build: str, name: str) -> Response[bytes]:
     )
 
 
-@get("/v1/cards", sync_to_thread=False, summary="The Decktet's cards: codes, names, suits")
+@get(
+    "/v1/cards",
+    sync_to_thread=False,
+    summary="The Decktet's cards: codes, names, suits",
+    security=[],
+    responses=problem_responses(),
+)
 def cards() -> Response[dict[str, Any]]:
     """Every card's code, name, rank and suits (no token needed; the same for every check)."""
     return Response(cards_table(), headers={"Cache-Control": "public, max-age=86400"})

@@ -12,8 +12,10 @@ import logging
 import re
 from typing import Any
 
+import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from skillcheck.errors import (
@@ -28,7 +30,9 @@ __all__ = [
     "PROBLEM_JSON",
     "STATUS_BY_CODE",
     "ApiProblem",
+    "Problem",
     "problem_response",
+    "problem_responses",
     "problem_type",
     "status_for",
 ]
@@ -81,6 +85,51 @@ _HTTP_CODES: dict[int, tuple[str, str]] = {
     503: ("unavailable", "Service unavailable"),
     500: ("internal-error", "Internal server error"),
 }
+
+
+class Problem(msgspec.Struct, omit_defaults=True):
+    """An RFC 9457 problem detail as the API sends it (``application/problem+json``)."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    instance: str
+    code: str
+    #: The request field (body member, query parameter or header) that was wrong.
+    field: str | None = None
+    #: Every validation message, when a body or query did not fit its schema.
+    errors: list[dict[str, str]] | None = None
+    #: A version conflict: the version the request expected and the check's.
+    expected_version: int | None = None
+    actual_version: int | None = None
+
+
+_WHEN: dict[int, str] = {
+    400: "A malformed request: a body or parameter that does not fit its schema, or a bad header",
+    401: "No bearer token, or not a bearer token",
+    403: "The token may not do this, or it is not this check's token",
+    404: "No such check (for this token)",
+    409: "A version conflict (expected_version), or the check has ended, or no record yet",
+    412: "If-Match names another version: nothing changed",
+    413: "The request body is over the size limit",
+    422: "Refused by the rules or the parameters (illegal move, undo not allowed, bad parameter)",
+    429: "Too many requests from this address (see Retry-After)",
+    503: "The database does not answer",
+}
+
+
+def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
+    """OpenAPI entries for the problems a route can answer with (and 429, which any can)."""
+    return {
+        status: ResponseSpec(
+            data_container=Problem,
+            media_type=PROBLEM_JSON,
+            description=_WHEN[status],
+            generate_examples=False,
+        )
+        for status in sorted({*statuses, 429})
+    }
 
 
 def problem_type(code: str) -> str:

@@ -13,6 +13,8 @@ import msgspec
 import sqlalchemy as sa
 from litestar import Controller, Request, Response, get, post
 from litestar.channels import ChannelsPlugin
+from litestar.datastructures import ResponseHeader
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 from litestar.response import ServerSentEvent
 from sqlalchemy.exc import SQLAlchemyError
@@ -21,7 +23,7 @@ from sqlalchemy.orm import Session
 from api.auth import Role, check_role, gm_key_digest, new_token, require, sha256_hex
 from api.live import event_stream
 from api.outbox import CheckWebhook, SqlOutbox
-from api.problems import ApiProblem
+from api.problems import ApiProblem, problem_responses
 from api.settings import Settings
 from api.store import Access, SqlCheckStore
 from api.webhooks import CallbackUrlError, WebhookSigner, generate_secret, validate_callback_url
@@ -31,6 +33,15 @@ from skillcheck.sessions import COMMITMENT_SCHEME, CheckView, SessionService
 __all__ = ["ChecksController", "GamesController", "Runtime", "health"]
 
 MAX_IDEMPOTENCY_KEY = 200
+#: Sequence numbers and versions are stored as 32-bit integers.
+MAX_SEQUENCE = 2**31 - 1
+ETAG = ResponseHeader(
+    name="ETag", required=True, documentation_only=True,
+    description="The check's version in quotes: send it back in If-Match",
+)  # fmt: skip
+LOCATION = ResponseHeader(
+    name="Location", required=True, documentation_only=True, description="The new check"
+)
 
 
 @dataclass(frozen=True)
@@ -206,7 +217,20 @@ def _spec(spec: Any) -> dict[str, Any]:
 # ---- controllers ------------------------------------------------------------------------------
 
 
-@get("/health", sync_to_thread=True, summary="Liveness and database readiness", tags=["ops"])
+@get(
+    "/health",
+    sync_to_thread=True,
+    summary="Liveness and database readiness",
+    tags=["ops"],
+    security=[],
+    responses={
+        503: ResponseSpec(
+            data_container=dict[str, str],
+            description="The database does not answer: {status, database: the reason}",
+            generate_examples=False,
+        )
+    },
+)
 def health(db_session: Session) -> Response[dict[str, Any]]:
     """200 when the database answers (load balancers and ``docker`` health checks poll this);
     503 with the reason when it does not."""
@@ -222,7 +246,13 @@ class GamesController(Controller):
     path = "/v1/games"
     tags: ClassVar[list[str]] = ["games"]  # type: ignore[misc]
 
-    @get("/", sync_to_thread=False, summary="List the games with their parameters")
+    @get(
+        "/",
+        sync_to_thread=False,
+        summary="List the games with their parameters",
+        security=[],
+        responses=problem_responses(),
+    )
     def list_games(self) -> dict[str, Any]:
         """Every game, its parameters, their defaults and allowed values (no token needed)."""
         return {
@@ -241,7 +271,14 @@ class ChecksController(Controller):
     path = "/v1/checks"
     tags: ClassVar[list[str]] = ["checks"]  # type: ignore[misc]
 
-    @post("/", sync_to_thread=True, summary="Create a check (GM)", status_code=201)
+    @post(
+        "/",
+        sync_to_thread=True,
+        summary="Create a check (GM)",
+        status_code=201,
+        responses=problem_responses(400, 401, 403, 413, 422),
+        response_headers=[ETAG, LOCATION],
+    )
     def create_check(
         self, request: Request[Any, Any, Any], data: CreateCheck
     ) -> Response[dict[str, Any]]:
@@ -282,7 +319,13 @@ class ChecksController(Controller):
             },
         )
 
-    @get("/{check_id:str}", sync_to_thread=True, summary="The check as the player sees it")
+    @get(
+        "/{check_id:str}",
+        sync_to_thread=True,
+        summary="The check as the player sees it",
+        responses=problem_responses(400, 401, 403, 404),
+        response_headers=[ETAG],
+    )
     def get_check(self, request: Request[Any, Any, Any], check_id: str) -> Response[Any]:
         """Observation, legal moves, status, degree of success; the ETag is the version."""
         rt = _runtime(request)
@@ -292,7 +335,14 @@ class ChecksController(Controller):
             return Response(None, status_code=304, headers={"ETag": etag(view.version)})
         return _view_response(view)
 
-    @post("/{check_id:str}/moves", sync_to_thread=True, status_code=200, summary="Make a move")
+    @post(
+        "/{check_id:str}/moves",
+        sync_to_thread=True,
+        status_code=200,
+        summary="Make a move",
+        responses=problem_responses(400, 401, 403, 404, 409, 412, 413, 422),
+        response_headers=[ETAG],
+    )
     def move(
         self, request: Request[Any, Any, Any], check_id: str, data: MoveBody
     ) -> Response[dict[str, Any]]:
@@ -309,21 +359,42 @@ class ChecksController(Controller):
         )
         return _view_response(view)
 
-    @post("/{check_id:str}/undo", sync_to_thread=True, status_code=200, summary="Undo a move")
+    @post(
+        "/{check_id:str}/undo",
+        sync_to_thread=True,
+        status_code=200,
+        summary="Undo a move",
+        responses=problem_responses(400, 401, 403, 404, 409, 412, 413, 422),
+        response_headers=[ETAG],
+    )
     def undo(
         self, request: Request[Any, Any, Any], check_id: str, data: ActionBody | None = None
     ) -> Response[dict[str, Any]]:
         """Player only; refused (422 undo-not-allowed) if the check's parameters forbid it."""
         return _player_action(request, check_id, data, "undoing a move", "undo")
 
-    @post("/{check_id:str}/concede", sync_to_thread=True, status_code=200, summary="Concede")
+    @post(
+        "/{check_id:str}/concede",
+        sync_to_thread=True,
+        status_code=200,
+        summary="Concede",
+        responses=problem_responses(400, 401, 403, 404, 409, 412, 413, 422),
+        response_headers=[ETAG],
+    )
     def concede(
         self, request: Request[Any, Any, Any], check_id: str, data: ActionBody | None = None
     ) -> Response[dict[str, Any]]:
         """Player only: the check ends as lost (reason ``conceded``)."""
         return _player_action(request, check_id, data, "conceding", "concede")
 
-    @post("/{check_id:str}/cancel", sync_to_thread=True, status_code=200, summary="Cancel (GM)")
+    @post(
+        "/{check_id:str}/cancel",
+        sync_to_thread=True,
+        status_code=200,
+        summary="Cancel (GM)",
+        responses=problem_responses(400, 401, 403, 404, 409, 412, 413, 422),
+        response_headers=[ETAG],
+    )
     def cancel(
         self, request: Request[Any, Any, Any], check_id: str, data: CancelBody | None = None
     ) -> Response[dict[str, Any]]:
@@ -341,19 +412,31 @@ class ChecksController(Controller):
         )
         return _view_response(view)
 
-    @get("/{check_id:str}/record", sync_to_thread=True, summary="The revealed record")
+    @get(
+        "/{check_id:str}/record",
+        sync_to_thread=True,
+        summary="The revealed record",
+        responses=problem_responses(401, 403, 404, 409),
+    )
     def record(self, request: Request[Any, Any, Any], check_id: str) -> dict[str, Any]:
         """After the end: seed, deal, moves, outcome, salt and commitment (409 before)."""
         rt = _runtime(request)
         check_role(request, rt.settings, rt.store, check_id)
         return rt.service.record(check_id).to_dict()
 
-    @get("/{check_id:str}/events", sync_to_thread=True, summary="Events after a sequence number")
+    @get(
+        "/{check_id:str}/events",
+        sync_to_thread=True,
+        summary="Events after a sequence number",
+        responses=problem_responses(400, 401, 403, 404),
+    )
     def events(
         self,
         request: Request[Any, Any, Any],
         check_id: str,
-        after: int = Parameter(default=0, ge=0, description="return events after this sequence"),
+        after: int = Parameter(
+            default=0, ge=0, le=MAX_SEQUENCE, description="return events after this sequence"
+        ),
         limit: int = Parameter(default=100, ge=1, le=1000, description="at most this many"),
     ) -> dict[str, Any]:
         """The check's events, oldest first (poll with ``after`` = the last sequence seen)."""
@@ -371,13 +454,17 @@ class ChecksController(Controller):
         summary="Live events (server-sent events)",
         response_description="text/event-stream: one message per event (id = sequence, "
         "event = kind, data = the event as in /events); ends after the check's last event",
+        responses=problem_responses(400, 401, 403, 404),
     )
     def stream(
         self,
         request: Request[Any, Any, Any],
         check_id: str,
         after: int | None = Parameter(
-            default=None, ge=0, description="start after this sequence (else Last-Event-ID, else 0)"
+            default=None,
+            ge=0,
+            le=MAX_SEQUENCE,
+            description="start after this sequence (else Last-Event-ID, else 0)",
         ),
     ) -> ServerSentEvent:
         """Moves and the result as they happen, to the player, spectators and the GM. Resume
@@ -395,7 +482,12 @@ class ChecksController(Controller):
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
 
-    @get("/{check_id:str}/webhook", sync_to_thread=True, summary="The check's webhook deliveries")
+    @get(
+        "/{check_id:str}/webhook",
+        sync_to_thread=True,
+        summary="The check's webhook deliveries",
+        responses=problem_responses(401, 403, 404),
+    )
     def webhook(self, request: Request[Any, Any, Any], check_id: str) -> dict[str, Any]:
         """GM only: the callback URL and each delivery's status, attempts and last error (the
         secret is not shown again)."""
@@ -424,11 +516,12 @@ def _last_event_id(request: Request[Any, Any, Any]) -> int:
     header = request.headers.get("last-event-id")
     if header is None or not header.strip():
         return 0
-    if not header.strip().isdigit():
+    if not header.strip().isdigit() or int(header.strip()) > MAX_SEQUENCE:
         raise ApiProblem(
             400,
             "invalid-last-event-id",
-            f"Last-Event-ID must be an event's sequence number (a whole number), not {header!r}",
+            f"Last-Event-ID must be an event's sequence number (a whole number up to "
+            f"{MAX_SEQUENCE}), not {header!r}",
             field="Last-Event-ID",
         )
     return int(header.strip())

@@ -110,6 +110,9 @@ REVEALED_FORMAT: Final = "skillcheck-revealed/1"
 DEFAULT_UNWINNABLE_MAX_STATES: Final = 200_000
 #: How often an action without an expected version is retried when another one wins the race.
 _MAX_ATTEMPTS: Final = 16
+#: The longest label of a check and reason for a cancellation, in characters.
+MAX_LABEL: Final = 200
+MAX_REASON: Final = 1000
 #: The idempotency scope of creations (an action's scope is its check id).
 _CREATE_SCOPE: Final = ""
 
@@ -800,8 +803,8 @@ class SessionService:
             raise ParameterError(
                 "unwinnable_max_states", "unwinnable_max_states must be a positive whole number"
             )
-        if label is not None and not isinstance(label, str):
-            raise ParameterError("label", "label must be text")
+        if label is not None:
+            _check_text(label, "label", MAX_LABEL)
         meta = _plain(dict(metadata or {}), "metadata")
         config = CheckConfig(name, normalized, end_when_lost, unwinnable_max_states, label, meta)
 
@@ -976,8 +979,8 @@ class SessionService:
     ) -> CheckView:
         """The GM calls the check off: its status becomes ``cancelled``, with no game outcome
         (neither a success nor a failure), and its record is revealed."""
-        if reason is not None and not isinstance(reason, str):
-            raise ParameterError("reason", "a cancellation's reason is text")
+        if reason is not None:
+            _check_text(reason, "reason", MAX_REASON)
 
         def step(stored: StoredCheck, live: _Live, now: datetime) -> _Change:
             builder = _ChangeBuilder(self, stored, live, now)
@@ -1337,6 +1340,20 @@ class _ChangeBuilder:
     def done(self) -> _Change:
         return _Change(
             tuple(self.actions), tuple(self.events), self.live, self.view.status, self.view
+        )
+
+
+def _check_text(value: object, name: str, most: int) -> None:
+    """A label or reason: text of at most ``most`` characters, without control characters
+    other than tab and newline (a NUL cannot even be stored by PostgreSQL)."""
+    if not isinstance(value, str):
+        raise ParameterError(name, f"{name} must be text, not {type(value).__name__}")
+    if len(value) > most:
+        raise ParameterError(name, f"{name} is {len(value)} characters long; at most {most}")
+    bad = next((c for c in value if (ord(c) < 32 and c not in "\t\n") or ord(c) == 127), None)
+    if bad is not None:
+        raise ParameterError(
+            name, f"{name} contains the control character U+{ord(bad):04X}; only text is allowed"
         )
 
 

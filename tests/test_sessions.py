@@ -935,3 +935,28 @@ SessionMachine.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow],
 )
 TestSessionMachine = SessionMachine.TestCase
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "problem"),
+    [
+        ("label", "a\x00b", "U+0000"),
+        ("label", "x" * 201, "at most 200"),
+        ("label", 7, "must be text"),
+        ("reason", "bell\x07", "U+0007"),
+        ("reason", "y" * 1001, "at most 1000"),
+    ],
+)
+def test_labels_and_reasons_are_text_and_bad_ones_change_nothing(
+    field: str, value: Any, problem: str
+) -> None:
+    service = make_service()
+    check = service.create(QUOTA, seed=5, label="Mira\tpicks the lock\n").check_id
+    before = snapshot(service, check)
+    with pytest.raises(ParameterError, match=re.escape(problem)) as caught:
+        if field == "label":
+            service.create(QUOTA, seed=5, label=value)
+        else:
+            service.cancel(check, value)
+    assert caught.value.parameter == field
+    assert snapshot(service, check) == before

@@ -1,0 +1,154 @@
+"""Property-based tests of the HTTP API against its own OpenAPI schema (schemathesis).
+
+A live server (uvicorn subprocess on a temporary SQLite file, ``benchmarks/_api_harness.py``)
+serves ``/schema/openapi.json``; schemathesis generates requests for every operation. Each
+request is authenticated (the GM key for creating and cancelling, else the player token of a
+real check, whose id replaces the generated ``check_id``; a check that has ended is replaced by
+a new one), so the handlers are reached, not only the 404 of an unknown id.
+
+- ``test_no_server_error``: no response is a 5xx, and every 2xx body fits its schema.
+- ``test_responses_conform_to_the_schema``: strict conformance: every status code, content type,
+  header and body is the one the schema documents (errors as application/problem+json).
+
+``positive_data_acceptance`` is not checked: a schema-valid move such as ``"zz"`` or a check id
+that is no check is rightly refused (422, 404); the schema cannot say which moves are legal.
+Bounded: a few examples per operation, no shrinking, no example database; the SSE stream and
+the odds table are left out (long-lived or CPU-heavy by design).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, Phase, settings
+from schemathesis import checks
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+from _api_harness import GM_KEY, Server, api_server, bearer, creation_body, throwaway_database
+
+pytestmark = pytest.mark.slow
+
+#: Operations only the GM may call; every other one gets the player's token.
+GM_OPERATIONS = {("POST", "/v1/checks"), ("POST", "/v1/checks/{check_id}/cancel")}
+BOUNDED = settings(
+    max_examples=12,
+    deadline=None,
+    database=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=list(HealthCheck),
+)
+
+
+class Live:
+    """The server and the check the generated requests act on."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.http = httpx.Client(base_url=server.base_url, timeout=30.0)
+        self.created = 0
+        self.check_id = ""
+        self.player_token = ""
+        self.renew()
+
+    def renew(self) -> None:
+        answer = self.http.post(
+            "/v1/checks", json=creation_body(self.created), headers=bearer(GM_KEY)
+        )
+        assert answer.status_code == 201, answer.text
+        body = answer.json()
+        self.check_id, self.player_token = body["check_id"], body["player_token"]
+        self.created += 1
+
+    def in_progress_check(self) -> str:
+        view = self.http.get(f"/v1/checks/{self.check_id}", headers=bearer(self.player_token))
+        if view.status_code != 200 or view.json()["status"] != "in_progress":
+            self.renew()
+        return self.check_id
+
+    def prepare(self, case: Any) -> None:
+        """Point the case at the real check and give it the caller's token."""
+        if case.path_parameters is not None and "check_id" in case.path_parameters:
+            case.path_parameters["check_id"] = self.in_progress_check()
+        gm = (case.method.upper(), case.path) in GM_OPERATIONS
+        token = GM_KEY if gm else self.player_token
+        case.headers = {**(case.headers or {}), **bearer(token)}
+
+
+@pytest.fixture(scope="module")
+def live() -> Iterator[Live]:
+    with throwaway_database(None) as url:
+        server = api_server(url)
+        try:
+            server.start()
+            live = Live(server)
+            yield live
+            live.http.close()
+        finally:
+            server.cleanup()
+
+
+@pytest.fixture(scope="module")
+def api_schema(live: Live) -> Any:
+    return schemathesis.openapi.from_url(f"{live.server.base_url}/schema/openapi.json")
+
+
+# The event stream stays open by design and an odds table plays hundreds of games: neither fits
+# a bounded run (tests/api/test_api_live.py and test_api_odds_limits.py cover them).
+schema = (
+    schemathesis.pytest.from_fixture("api_schema")
+    .exclude(path_regex=r"/stream$")
+    .exclude(path="/v1/odds")
+)
+
+
+def success_body_conformance(ctx: Any, response: Any, case: Any) -> bool | None:
+    """``response_schema_conformance`` for 2xx answers only."""
+    if 200 <= response.status_code < 300:
+        return checks.response_schema_conformance(ctx, response, case)
+    return None
+
+
+@schema.parametrize()
+@BOUNDED
+def test_no_server_error(case: Any, live: Live) -> None:
+    live.prepare(case)
+    case.call_and_validate(
+        checks=[checks.not_a_server_error, success_body_conformance],
+    )
+
+
+@schema.parametrize()
+@BOUNDED
+def test_responses_conform_to_the_schema(case: Any, live: Live) -> None:
+    live.prepare(case)
+    case.call_and_validate(
+        checks=[
+            checks.not_a_server_error,
+            checks.status_code_conformance,
+            checks.content_type_conformance,
+            checks.response_headers_conformance,
+            checks.response_schema_conformance,
+        ],
+    )
+
+
+@pytest.mark.parametrize(
+    "after",
+    [2**31, 2**63],  # past PostgreSQL's integer (the sequence column), past SQLite's INTEGER
+)
+def test_events_after_a_huge_sequence_is_not_a_server_error(live: Live, after: int) -> None:
+    """Found by schemathesis: ``after`` had no upper bound, and the database refused it (500)."""
+    check_id = live.in_progress_check()
+    answer = live.http.get(
+        f"/v1/checks/{check_id}/events",
+        params={"after": after},
+        headers=bearer(live.player_token),
+    )
+    assert answer.status_code < 500, answer.text
