@@ -211,7 +211,7 @@ def http_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Respo
     elif isinstance(exc, ValidationException):
         code, title = "validation-error", "Invalid request"
         errors = [
-            {"field": _field_of(e), "message": str(e.get("message") or "")}
+            {"field": _field_of(e), "message": _message_of(e)}
             for e in (exc.extra if isinstance(exc.extra, list) else [])
             if isinstance(e, dict)
         ]
@@ -238,6 +238,13 @@ def http_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Respo
                 f"retry in {reset or window} s"
             )
     return problem_response(request, status, code, title, detail, headers=headers, **extra)
+
+
+def _message_of(error: dict[str, Any]) -> str:
+    message = str(error.get("message") or "")
+    if error.get("key") == "data" and message.strip("'\"") == "data":
+        return "the request has no body: send a JSON object (Content-Type: application/json)"
+    return message
 
 
 def _field_of(error: dict[str, Any]) -> str:

@@ -304,3 +304,9 @@ def test_edges_a_client_author_meets(client: TestClient[Any]) -> None:
     reused = client.post(f"{url}/moves", json={"move": "d2"}, headers=keyed)
     assert reused.status_code == 422
     assert "'k1'" in reused.json()["detail"] and "player:" not in reused.json()["detail"]
+
+
+def test_a_request_without_a_body_is_told_so(client: TestClient[Any]) -> None:
+    response = client.post("/v1/checks", headers=bearer(GM_KEY))
+    assert response.status_code == 400
+    assert "has no body" in response.json()["detail"]
