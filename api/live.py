@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import threading
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -63,7 +64,8 @@ class Bridge:
     """Publishes every event the service commits to its check's channel.
 
     The service calls listeners from the thread that acted (a worker thread); Channels' publish
-    queue belongs to the event loop, so the hand-over goes through ``call_soon_threadsafe``.
+    queue belongs to the event loop, so events are handed over through a list and one
+    ``call_soon_threadsafe`` per burst (waking the loop is a system call).
     """
 
     def __init__(self, service: SessionService, channels: ChannelsPlugin) -> None:
@@ -71,6 +73,9 @@ class Bridge:
         self.channels = channels
         self._loop: asyncio.AbstractEventLoop | None = None
         self._subscription: Any = None
+        self._lock = threading.Lock()
+        self._waiting: list[tuple[str, str]] = []
+        self._scheduled = False
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -86,16 +91,26 @@ class Bridge:
         loop = self._loop
         if loop is None or loop.is_closed():
             return
-        data = json.dumps(event.to_dict())
-        channel = channel_for(event.check_id)
+        item = (json.dumps(event.to_dict()), channel_for(event.check_id))
+        with self._lock:
+            self._waiting.append(item)
+            if self._scheduled:
+                return  # the loop has a flush coming: it takes this one too
+            self._scheduled = True
         try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
+            loop.call_soon_threadsafe(self._flush)
+        except RuntimeError:  # the loop closed meanwhile (shutdown)
+            with self._lock:
+                self._scheduled = False
+
+    def _flush(self) -> None:
+        """On the event loop: publish what the worker threads handed over, in order (one wake-up
+        of the loop for a burst of events)."""
+        with self._lock:
+            waiting, self._waiting = self._waiting, []
+            self._scheduled = False
+        for data, channel in waiting:
             self.channels.publish(data, channel)
-        else:
-            loop.call_soon_threadsafe(self.channels.publish, data, channel)
 
 
 def _message(event: dict[str, Any]) -> ServerSentEventMessage:

@@ -339,7 +339,7 @@ def start_py_spy(path: str, server: Server, args: argparse.Namespace) -> subproc
     return subprocess.Popen(
         ["py-spy", "record", "--pid", str(server.process.pid), "--subprocesses",
          "--format", "raw", "--rate", "200", "--duration", str(duration), "--output", path,
-         "--nonblocking"],
+         "--nonblocking", "--gil"],
         stdout=subprocess.DEVNULL,
     )  # fmt: skip
 
