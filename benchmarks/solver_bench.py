@@ -2,6 +2,7 @@
 
     python3 benchmarks/solver_bench.py --level 9 --deals 200 --seconds-per-deal 5
     python3 benchmarks/solver_bench.py --quota-suit moons --skill 8 --quota 8 --deals 200
+    python3 benchmarks/solver_bench.py --quota-table --deals 50 --seconds-per-deal 2 --clock cpu
 
 Seeds 0..N-1 are dealt with ``ThreeTowers(...).deal(seed)``; every "win" certificate is replayed
 through the rules engine. Prints decided %, median/p90 time and wins/losses/unknown, and the
@@ -16,6 +17,7 @@ import argparse
 import statistics
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -51,6 +53,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quota", type=int)
     ap.add_argument("--verbose", action="store_true", help="one line per deal")
     ap.add_argument(
+        "--quota-table", action="store_true",
+        help="every quota check of --quota-suit (default moons): skill 1..level-1, quota "
+        "1..skill, one Markdown row each",
+    )  # fmt: skip
+    ap.add_argument(
         "--clock", choices=("wall", "cpu"), default="wall",
         help="the clock of the per-deal budget: wall time (solve's own), or this process's CPU "
         "time (seconds of one core however busy the machine is)",
@@ -60,18 +67,52 @@ def main(argv: list[str] | None = None) -> int:
         solver._clock = time.process_time
 
     params = {"level": args.level, "spaces": args.spaces}
+    if args.quota_table:
+        return quota_table(args, params)
     if args.quota_suit:
         game = ThreeTowers.quota_check(args.quota_suit, args.skill, args.quota, **params)
     elif args.ivory:
         game = ThreeTowers.ivory(args.ivory, **params)
     else:
         game = ThreeTowers(**params)
+    stats = run_deals(game, args)
+    counts, times, cpu, states = stats.counts, stats.times, stats.cpu, stats.states
+    n = len(times)
+    decided = counts["win"] + counts["loss"]
+    print(game.describe())
+    print(f"deals: {n} (seeds {args.first_seed}..{args.first_seed + n - 1}), "
+          f"budget {args.seconds_per_deal:g} s ({args.clock} clock) per deal")  # fmt: skip
+    print(f"decided: {decided}/{n} = {100 * decided / max(1, n):.1f} %  "
+          f"(win {counts['win']}, loss {counts['loss']}, unknown {counts['unknown']})")  # fmt: skip
+    if stats.unknown:
+        print(f"unknown seeds: {', '.join(map(str, stats.unknown))}")
+    print(f"wall time per deal: median {statistics.median(times):.3f} s, "
+          f"p90 {percentile(times, 0.9):.3f} s, max {max(times):.3f} s")  # fmt: skip
+    print(f"cpu time per deal: median {statistics.median(cpu):.3f} s, "
+          f"p90 {percentile(cpu, 0.9):.3f} s")  # fmt: skip
+    if stats.decided_times:
+        print(f"decided deals: median {statistics.median(stats.decided_times):.3f} s")
+    print(f"states: median {statistics.median(states):.0f}; total wall "
+          f"{stats.wall:.1f} s")  # fmt: skip
+    return 0
+
+
+@dataclass
+class Stats:
+    counts: dict[str, int] = field(default_factory=lambda: {"win": 0, "loss": 0, "unknown": 0})
+    times: list[float] = field(default_factory=list)
+    decided_times: list[float] = field(default_factory=list)
+    states: list[int] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    unknown: list[int] = field(default_factory=list)
+    wall: float = 0.0
+
+
+def run_deals(game: ThreeTowers, args: argparse.Namespace) -> Stats:
+    """Solve seeds ``first_seed..`` of ``game`` and replay every win through the rules engine."""
     console = Console(stderr=True)
-    counts = {"win": 0, "loss": 0, "unknown": 0}
-    times: list[float] = []
-    decided_times: list[float] = []
-    states: list[int] = []
-    cpu: list[float] = []
+    stats = Stats()
+    counts = stats.counts
     began = time.perf_counter()
     with Progress(
         "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
@@ -85,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
                 game, deal, max_states=args.max_states or None,
                 max_seconds=args.seconds_per_deal,
             )  # fmt: skip
-            cpu.append(time.process_time() - cpu_began)
+            stats.cpu.append(time.process_time() - cpu_began)
             if sol.result == "win":
                 state = game.state_from_deal(deal)
                 for move in sol.moves:
@@ -93,13 +134,15 @@ def main(argv: list[str] | None = None) -> int:
                 if state.status is not Status.WON:
                     raise SystemExit(f"seed {seed}: the certificate does not win")
             counts[sol.result] += 1
-            times.append(sol.seconds)
-            states.append(sol.states)
+            if sol.result == "unknown":
+                stats.unknown.append(seed)
+            stats.times.append(sol.seconds)
+            stats.states.append(sol.states)
             if sol.result != "unknown":
-                decided_times.append(sol.seconds)
+                stats.decided_times.append(sol.seconds)
             if args.verbose:
                 progress.console.print(
-                    f"seed {seed}: {sol.result} {sol.seconds:.2f}s (cpu {cpu[-1]:.2f}s) "
+                    f"seed {seed}: {sol.result} {sol.seconds:.2f}s (cpu {stats.cpu[-1]:.2f}s) "
                     f"{sol.states} states "
                     f"{len(sol.moves)} moves"
                 )
@@ -107,21 +150,27 @@ def main(argv: list[str] | None = None) -> int:
                 f"{game.describe()}  win {counts['win']} loss {counts['loss']} "
                 f"unknown {counts['unknown']}"
             ))  # fmt: skip
-    n = len(times)
-    decided = counts["win"] + counts["loss"]
-    print(game.describe())
-    print(f"deals: {n} (seeds {args.first_seed}..{args.first_seed + n - 1}), "
-          f"budget {args.seconds_per_deal:g} s ({args.clock} clock) per deal")  # fmt: skip
-    print(f"decided: {decided}/{n} = {100 * decided / max(1, n):.1f} %  "
-          f"(win {counts['win']}, loss {counts['loss']}, unknown {counts['unknown']})")  # fmt: skip
-    print(f"wall time per deal: median {statistics.median(times):.3f} s, "
-          f"p90 {percentile(times, 0.9):.3f} s, max {max(times):.3f} s")  # fmt: skip
-    print(f"cpu time per deal: median {statistics.median(cpu):.3f} s, "
-          f"p90 {percentile(cpu, 0.9):.3f} s")  # fmt: skip
-    if decided_times:
-        print(f"decided deals: median {statistics.median(decided_times):.3f} s")
-    print(f"states: median {statistics.median(states):.0f}; total wall "
-          f"{time.perf_counter() - began:.1f} s")  # fmt: skip
+    stats.wall = time.perf_counter() - began
+    return stats
+
+
+def quota_table(args: argparse.Namespace, params: dict[str, int]) -> int:
+    """Every quota check of one suit: skill 1..level-1, quota 1..skill, as a Markdown table."""
+    suit = args.quota_suit or "moons"
+    print(f"quota checks of {suit}, level {args.level}, {args.spaces} spaces, seeds "
+          f"{args.first_seed}..{args.first_seed + args.deals - 1}, budget "
+          f"{args.seconds_per_deal:g} s ({args.clock} clock) per deal")  # fmt: skip
+    print("| skill | quota | decided | unknown seeds | median CPU s | p90 CPU s | median states |")
+    print("|---|---|---|---|---|---|---|")
+    for skill in range(1, args.level):
+        for quota in range(1, skill + 1):
+            game = ThreeTowers.quota_check(suit, skill, quota, **params)
+            stats = run_deals(game, args)
+            decided = stats.counts["win"] + stats.counts["loss"]
+            unknown = ", ".join(map(str, stats.unknown)) or "-"
+            print(f"| {skill} | {quota} | {decided}/{len(stats.times)} | {unknown} | "
+                  f"{statistics.median(stats.cpu):.3f} | {percentile(stats.cpu, 0.9):.3f} | "
+                  f"{statistics.median(stats.states):,.0f} |", flush=True)  # fmt: skip
     return 0
 
 

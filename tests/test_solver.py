@@ -538,3 +538,122 @@ def test_hot_loop_explores_what_the_plain_planner_explores(
     expected = _plain_planner(p, _Target(p, tg.parent, None if not tg.quota else tg.needed),
                               weights, limit)  # fmt: skip
     assert (line is not None, fast.counter) == expected
+
+
+# ---- quota checks: arrangements when the deck lacks some cards of the suit -------------------
+
+
+def test_quota_arrangements_when_the_suit_is_not_complete() -> None:
+    """Skill 7 (one suited card left out): the arrangements chain every suited card of the deck
+    from the highest down (skipping the missing rank) and every other card onto a card one rank
+    higher that shares a suit, so each chain is a legal tower; one chain is pure."""
+    from skillcheck.solver import _quota_arrangements
+
+    game = ThreeTowers.quota_check("moons", 7, 7)
+    p = _Problem(game, ((),) * game.spaces, game.deal(49))
+    arrangements = _quota_arrangements(p)
+    assert arrangements
+    suited = sorted((c for c in range(p.n) if p.suit_bits >> c & 1), key=lambda c: p.rank[c])
+    assert len(suited) == 7
+    for parent in arrangements:
+        assert len(set(arrangements)) == len(arrangements)
+        bottoms = [c for c in range(p.n) if parent[c] < 0]
+        assert len(bottoms) == 3 and suited[-1] in bottoms
+        for c in range(p.n):
+            if parent[c] >= 0:
+                assert p.onto[c] >> parent[c] & 1  # a legal placement
+            if c in suited[:-1]:
+                assert parent[c] == suited[suited.index(c) + 1]
+            elif parent[c] >= 0:
+                assert not p.suit_bits >> parent[c] & 1
+                assert p.rank[parent[c]] == p.rank[c] + 1
+    # on a full deck they are the finished arrangements with a pure chain, in the same order
+    full = ThreeTowers.quota_check("moons", 8, 8)
+    q = _Problem(full, ((),) * full.spaces, full.deal(0))
+    from skillcheck.solver import _targets
+
+    assert _quota_arrangements(q) == _targets(q, pure_only=True)
+
+
+def test_skill_7_quota_7_uses_the_arrangements() -> None:
+    """Seed 49 of skill 7 quota 7 was unknown after 800,000 positions with the quota goal alone;
+    steering towards the arrangements wins it within 30,000, and the line replays."""
+    game = ThreeTowers.quota_check("moons", 7, 7)
+    deal = game.deal(49)
+    sol = solve(game, deal, max_states=30_000)
+    assert sol.result == "win"
+    assert replays_to_win(game, deal, sol)
+
+
+@given(
+    st.sampled_from(["moons", "suns", "waves", "leaves", "wyrms", "knots"]),
+    st.integers(4, 5),
+    st.integers(3, 4),
+    st.data(),
+)
+@settings(max_examples=80, deadline=None)
+def test_quota_agrees_with_brute_force(
+    suit: str, level: int, spaces: int, data: st.DataObject
+) -> None:
+    """Small quota checks (any suit, skill, quota and seed): the solver's answer is the brute
+    force's, and a win's line replays. Small games are decided by the first exhaustive search,
+    so the planner (quota goals and arrangements) is also run on its own: a line it finds must
+    replay to a win (``_first_win`` checks every move), so it finds none in a lost deal."""
+    from skillcheck.solver import _Budget, _first_win, _OutOfBudget, _planned
+
+    skill = data.draw(st.integers(1, level - 1), label="skill")
+    quota = data.draw(st.integers(1, skill), label="quota")
+    seed = data.draw(st.integers(0, 10_000), label="seed")
+    game = ThreeTowers.quota_check(suit, skill, quota, level=level, spaces=spaces)
+    result = check(game, seed)
+    p = _Problem(game, ((),) * game.spaces, game.deal(seed))
+    try:
+        line = _planned(p, _Budget(20_000, None), list(p.start_towers))
+    except _OutOfBudget:
+        line = None
+    if line is not None:
+        assert result == "win"
+        assert _first_win(p, p.start_towers, line)
+
+
+# ---- level 9: the first arrangement with other weights from pass 2 on ------------------------
+
+
+def test_first_goal_with_weights_4_6_wins_seed_199() -> None:
+    """Seed 199 (level 9) is unknown to the lead search (4, 3) within 400,000 positions; the
+    first arrangement with weights (4, 6) wins it within 110,000, and the line replays."""
+    from skillcheck.solver import _SECOND_WEIGHTS, _Budget, _Planner, _targets
+
+    assert (4, 6) in _SECOND_WEIGHTS
+    game = ThreeTowers(level=9)
+    deal = game.deal(199)
+    p = _Problem(game, ((),) * game.spaces, deal)
+    planner = _Planner(p, _Target(p, _targets(p)[0]), list(p.start_towers), (4, 6))
+    line, _short = planner.run(_Budget(None, None), 110_000)
+    assert line is not None
+    from skillcheck.three_towers import DECK, TowerMove
+
+    state = game.state_from_deal(deal)
+    for s, d in line:
+        state.push(TowerMove(DECK if s < 0 else s + 1, d + 1))
+    assert state.status is Status.WON
+
+
+@pytest.mark.slow
+def test_second_weights_come_after_the_lead_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The extra weight settings run after the lead search's pass-2 share: a deal that the lead
+    search wins in pass 2 (seed 4, about 456,000 positions) is solved with exactly as many
+    positions with or without them; seed 199 is won within 1,050,000 positions with them."""
+    from skillcheck import solver
+
+    game = ThreeTowers(level=9)
+    with_extra = solve(game, game.deal(4), max_states=1_050_000)
+    monkeypatch.setattr(solver, "_SECOND_WEIGHTS", ())
+    without = solve(game, game.deal(4), max_states=1_050_000)
+    assert with_extra.result == without.result == "win"
+    assert with_extra.states == without.states
+    monkeypatch.undo()
+    deal = game.deal(199)
+    sol = solve(game, deal, max_states=1_050_000)
+    assert sol.result == "win"
+    assert replays_to_win(game, deal, sol)
