@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio.to_thread
+import msgspec
 from litestar.channels import ChannelsPlugin
 from litestar.channels.backends.memory import MemoryChannelsBackend
 from litestar.channels.backends.redis import RedisChannelsPubSubBackend
@@ -91,7 +92,7 @@ class Bridge:
         loop = self._loop
         if loop is None or loop.is_closed():
             return
-        item = (json.dumps(event.to_dict()), channel_for(event.check_id))
+        item = (msgspec.json.encode(event.to_dict()).decode(), channel_for(event.check_id))
         with self._lock:
             self._waiting.append(item)
             if self._scheduled:

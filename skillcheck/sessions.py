@@ -162,6 +162,15 @@ def _canonical_json(data: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def _copy(data: Any) -> Any:
+    """A copy of JSON data already checked by :func:`_plain` (dicts and lists are new)."""
+    if isinstance(data, dict):
+        return {key: _copy(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_copy(value) for value in data]
+    return data
+
+
 def _plain(data: Any, what: str) -> Any:
     """A deep copy of JSON data (refused with :class:`ParameterError` if it is not JSON)."""
     try:
@@ -1203,7 +1212,7 @@ class SessionService:
         return CheckView(
             check_id=stored.check_id,
             game=stored.config.game,
-            params=_plain(stored.config.params, "params"),
+            params=_copy(stored.config.params),
             status=status,
             version=live.version,
             moves_made=state.moves_made,
@@ -1215,7 +1224,7 @@ class SessionService:
             commitment=stored.commitment,
             end_when_lost=stored.config.end_when_lost,
             label=stored.config.label,
-            metadata=_plain(stored.config.metadata, "metadata"),
+            metadata=_copy(stored.config.metadata),
             cancel_reason=live.cancel_reason,
             created_at=stored.created_at,
             updated_at=updated_at,
@@ -1312,7 +1321,8 @@ class _ChangeBuilder:
         sequence = self.stored.last_sequence + len(self.events) + 1
         if self._view_dict is None:
             self._view_dict = self.view.to_dict()
-        full = _plain({**payload, "view": self._view_dict}, "payload")
+        # the view dict is made fresh from checked data; only the rest needs the JSON check
+        full = {**_plain(payload, "payload"), "view": self._view_dict}
         self.events.append(
             CheckEvent(self.stored.check_id, sequence, self.live.version, kind, full, self.now)
         )
