@@ -39,6 +39,13 @@ ETAG = ResponseHeader(
     name="ETag", required=True, documentation_only=True,
     description="The check's version in quotes: send it back in If-Match",
 )  # fmt: skip
+#: What every route that acts on a check shares: answered with the new view and its ETag.
+_ACTION_ROUTE: dict[str, Any] = {
+    "sync_to_thread": True,
+    "status_code": 200,
+    "responses": problem_responses(400, 401, 403, 404, 409, 412, 413, 422),
+    "response_headers": [ETAG],
+}
 LOCATION = ResponseHeader(
     name="Location", required=True, documentation_only=True, description="The new check"
 )
@@ -335,14 +342,7 @@ class ChecksController(Controller):
             return Response(None, status_code=304, headers={"ETag": etag(view.version)})
         return _view_response(view)
 
-    @post(
-        "/{check_id:str}/moves",
-        sync_to_thread=True,
-        status_code=200,
-        summary="Make a move",
-        responses=problem_responses(400, 401, 403, 404, 409, 412, 413, 422),
-        response_headers=[ETAG],
-    )
+    @post("/{check_id:str}/moves", summary="Make a move", **_ACTION_ROUTE)
     def move(
         self, request: Request[Any, Any, Any], check_id: str, data: MoveBody
     ) -> Response[dict[str, Any]]:
@@ -359,42 +359,21 @@ class ChecksController(Controller):
         )
         return _view_response(view)
 
-    @post(
-        "/{check_id:str}/undo",
-        sync_to_thread=True,
-        status_code=200,
-        summary="Undo a move",
-        responses=problem_responses(400, 401, 403, 404, 409, 412, 413, 422),
-        response_headers=[ETAG],
-    )
+    @post("/{check_id:str}/undo", summary="Undo a move", **_ACTION_ROUTE)
     def undo(
         self, request: Request[Any, Any, Any], check_id: str, data: ActionBody | None = None
     ) -> Response[dict[str, Any]]:
         """Player only; refused (422 undo-not-allowed) if the check's parameters forbid it."""
         return _player_action(request, check_id, data, "undoing a move", "undo")
 
-    @post(
-        "/{check_id:str}/concede",
-        sync_to_thread=True,
-        status_code=200,
-        summary="Concede",
-        responses=problem_responses(400, 401, 403, 404, 409, 412, 413, 422),
-        response_headers=[ETAG],
-    )
+    @post("/{check_id:str}/concede", summary="Concede", **_ACTION_ROUTE)
     def concede(
         self, request: Request[Any, Any, Any], check_id: str, data: ActionBody | None = None
     ) -> Response[dict[str, Any]]:
         """Player only: the check ends as lost (reason ``conceded``)."""
         return _player_action(request, check_id, data, "conceding", "concede")
 
-    @post(
-        "/{check_id:str}/cancel",
-        sync_to_thread=True,
-        status_code=200,
-        summary="Cancel (GM)",
-        responses=problem_responses(400, 401, 403, 404, 409, 412, 413, 422),
-        response_headers=[ETAG],
-    )
+    @post("/{check_id:str}/cancel", summary="Cancel (GM)", **_ACTION_ROUTE)
     def cancel(
         self, request: Request[Any, Any, Any], check_id: str, data: CancelBody | None = None
     ) -> Response[dict[str, Any]]:

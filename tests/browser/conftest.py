@@ -11,10 +11,12 @@ from __future__ import annotations
 import html
 import os
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -23,11 +25,11 @@ import pytest
 import uvicorn
 from browser_support import GM_KEY, PARAMS, Check
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
+from api_support import winning_seed
+
 from api.app import create_app
 from api.settings import Settings
-from skillcheck.serialization import game_from_params
-from skillcheck.solver import solve
-from skillcheck.three_towers import ThreeTowers
 
 CHROMIUM = os.environ.get("SKILLCHECK_CHROMIUM", "/usr/bin/chromium")
 
@@ -129,17 +131,7 @@ def http(server: str) -> Iterator[httpx.Client]:
 @pytest.fixture(scope="session")
 def winning() -> tuple[int, list[str]]:
     """A seed of PARAMS whose solver line is short, and that line's move codes."""
-    game = game_from_params("three-towers", PARAMS)
-    assert isinstance(game, ThreeTowers)
-    best: tuple[int, list[str]] | None = None
-    for seed in range(100, 140):
-        deal = game.new_state(seed).deal
-        assert deal is not None
-        solution = solve(game, deal)
-        if solution.result == "win" and (best is None or len(solution.moves) < len(best[1])):
-            best = seed, [m.code for m in solution.moves]
-    assert best is not None, "no winnable seed among 100..139"
-    return best
+    return winning_seed(PARAMS)
 
 
 @pytest.fixture
