@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import multiprocessing
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, ClassVar
 
@@ -39,15 +40,17 @@ class OddsRunner:
     def __init__(self, workers: int = 1) -> None:
         self.workers = workers
         self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
         self._inflight: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
     def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            # spawn: forking a process that runs threads and an event loop is unsafe
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=multiprocessing.get_context("spawn")
-            )
-        return self._pool
+        with self._lock:  # two tables computed at once (in two threads) share one pool
+            if self._pool is None:
+                # spawn: forking a process that runs threads and an event loop is unsafe
+                self._pool = ProcessPoolExecutor(
+                    max_workers=self.workers, mp_context=multiprocessing.get_context("spawn")
+                )
+            return self._pool
 
     async def table(self, key: str, params: dict[str, Any]) -> dict[str, Any]:
         running = self._inflight.get(key)
@@ -81,9 +84,10 @@ class OddsRunner:
         return {**params, "cells": table.rows()}
 
     def shutdown(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool = None
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
 
 
 class OddsController(Controller):

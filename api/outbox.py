@@ -76,7 +76,6 @@ class SqlOutbox:
         self._postgres = config.get_engine().dialect.name == "postgresql"
         self.base_url = base_url
         self.allow_private = allow_private
-        self._secrets: dict[str, str] = {}
 
     @contextmanager
     def _transaction(self) -> Iterator[Session]:
@@ -90,14 +89,11 @@ class SqlOutbox:
             return None if row is None else CheckWebhook(row.check_id, row.url, row.secret)
 
     def signer_for(self, delivery: WebhookDelivery) -> WebhookSigner:
-        """The signer of a delivery: its check's secret (cached; secrets never change)."""
-        secret = self._secrets.get(delivery.check_id)
-        if secret is None:
-            hook = self.webhook(delivery.check_id)
-            if hook is None:
-                raise LookupError(f"check {delivery.check_id} has no webhook")
-            secret = self._secrets[delivery.check_id] = hook.secret
-        return WebhookSigner(secret)
+        """The signer of a delivery: its check's secret (read per attempt; attempts are rare)."""
+        hook = self.webhook(delivery.check_id)
+        if hook is None:
+            raise LookupError(f"check {delivery.check_id} has no webhook")
+        return WebhookSigner(hook.secret)
 
     def delivery_for(self, event: CheckEvent) -> WebhookDelivery | None:
         """The delivery ``event`` sends, if it ends a check that has a callback."""
