@@ -28,13 +28,14 @@ from api.webhooks import (
     WebhookSigner,
     delivery_for_event,
 )
-from skillcheck.sessions import CheckEvent, EventKind
+from skillcheck.sessions import CheckEvent, CheckStatus, EventKind
 
 __all__ = ["CheckWebhook", "SqlOutbox"]
 
 logger = logging.getLogger("api.webhooks")
 
 TERMINAL = (EventKind.ENDED.value, EventKind.CANCELLED.value)
+ENDED_STATUSES = tuple(status.value for status in CheckStatus if status.is_over)
 
 
 class CheckWebhook:
@@ -110,13 +111,16 @@ class SqlOutbox:
         """Enqueue the result of every ended check with a callback whose delivery is not in the
         outbox (a process died between the two); returns how many."""
         with self._session_maker() as session:
+            # from the (few) checks with a callback, by primary keys: no scan of the events
             rows = session.execute(
                 sa.select(EventRow)
-                .join(WebhookRow, WebhookRow.check_id == EventRow.check_id)
-                .join(CheckRow, CheckRow.id == EventRow.check_id)
+                .select_from(WebhookRow)
+                .join(CheckRow, CheckRow.id == WebhookRow.check_id)
+                .join(EventRow, EventRow.check_id == WebhookRow.check_id)
                 .where(
+                    CheckRow.status.in_(ENDED_STATUSES),
                     EventRow.kind.in_(TERMINAL),
-                    ~sa.exists().where(DeliveryRow.check_id == EventRow.check_id),
+                    ~sa.exists().where(DeliveryRow.check_id == WebhookRow.check_id),
                 )
                 .limit(limit)
             ).scalars()
