@@ -401,28 +401,38 @@ def test_solve_restores_the_garbage_collector() -> None:
         gc.enable()
 
 
-def test_overlapping_solves_in_threads_leave_the_collector_enabled() -> None:
-    """A server solves in several threads at once; whichever finishes first must not switch the
-    collector back on under the others, nor the last leave it off."""
+def test_overlapping_solves_keep_the_collector_paused_until_the_last_ends() -> None:
+    """A server solves in several threads at once: the first to finish must not switch the
+    collector back on under the others, and the last must switch it back on."""
     import gc
     import threading
 
-    game = ThreeTowers(level=9)
-    started = threading.Barrier(4)
-    seen_off: list[bool] = []
+    from skillcheck.solver import _collector_paused
 
-    def work(seed: int) -> None:
-        started.wait()
-        solve(game, game.deal(seed), max_states=20_000 + 5_000 * seed)
-        seen_off.append(True)
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    seen: dict[str, bool] = {}
 
-    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    def first() -> None:
+        with _collector_paused():
+            first_in.set()
+            second_in.wait(5)
+        first_out.set()
+
+    def second() -> None:
+        first_in.wait(5)
+        with _collector_paused():
+            second_in.set()
+            first_out.wait(5)
+            seen["after the first ended"] = gc.isenabled()
+        seen["after both ended"] = gc.isenabled()
+
+    assert gc.isenabled()
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
     for t in threads:
         t.start()
     for t in threads:
-        t.join()
-    assert len(seen_off) == 4
-    assert gc.isenabled()
+        t.join(10)
+    assert seen == {"after the first ended": False, "after both ended": True}
 
 
 def _plain_planner(
