@@ -132,6 +132,19 @@ def dispatcher(
 FAST = RetrySchedule(delays=(5.0, 300.0, 1800.0), jitter=0.0)
 
 
+def one_round(outbox: InMemoryOutbox, clock: FakeClock | None = None, **kw: Any) -> int:
+    """One round of a fresh dispatcher (``run_once``, then ``stop``); how many were attempted."""
+
+    async def go() -> int:
+        d = dispatcher(outbox, clock, **kw)
+        try:
+            return await d.run_once()
+        finally:
+            await d.stop()
+
+    return asyncio.run(go())
+
+
 # ---- secrets and signatures ----------------------------------------------------------------------
 
 
@@ -530,14 +543,7 @@ def test_delivers_a_signed_result_that_every_verifier_accepts(receiver: Receiver
     outbox = InMemoryOutbox()
     outbox.enqueue(delivery)
 
-    async def go() -> int:
-        d = dispatcher(outbox)  # the real clock: the reference library checks it
-        try:
-            return await d.run_once()
-        finally:
-            await d.stop()
-
-    assert asyncio.run(go()) == 1
+    assert one_round(outbox) == 1  # the real clock: the reference library checks it
     (got,) = receiver.requests
     assert got.path == "/hooks/skillcheck"
     assert got.headers["content-type"] == "application/json"
@@ -735,14 +741,7 @@ def test_retry_after_within_the_schedule(
     delivery = make_delivery(receiver.url)
     outbox.enqueue(delivery)
 
-    async def go() -> None:
-        d = dispatcher(outbox, clock, schedule=FAST)
-        try:
-            await d.run_once()
-        finally:
-            await d.stop()
-
-    asyncio.run(go())
+    one_round(outbox, clock, schedule=FAST)
     stored = outbox.get(delivery.id)
     assert stored is not None and stored.status is DeliveryStatus.PENDING
     assert stored.next_attempt_at == T0 + timedelta(seconds=expected_delay)
@@ -754,14 +753,7 @@ def test_redirects_are_failures_and_not_followed(receiver: Receiver) -> None:
     delivery = make_delivery(receiver.url)
     outbox.enqueue(delivery)
 
-    async def go() -> None:
-        d = dispatcher(outbox, FakeClock(), schedule=FAST)
-        try:
-            await d.run_once()
-        finally:
-            await d.stop()
-
-    asyncio.run(go())
+    one_round(outbox, FakeClock(), schedule=FAST)
     assert len(receiver.requests) == 1
     stored = outbox.get(delivery.id)
     assert stored is not None and stored.status is DeliveryStatus.PENDING
@@ -779,14 +771,7 @@ def test_network_errors_and_timeouts_are_retried(receiver: Receiver) -> None:
     outbox.enqueue(refused)
     outbox.enqueue(slow)
 
-    async def go() -> int:
-        d = dispatcher(outbox, FakeClock(), schedule=FAST, timeout=0.5)
-        try:
-            return await d.run_once()
-        finally:
-            await d.stop()
-
-    assert asyncio.run(go()) == 2
+    assert one_round(outbox, FakeClock(), schedule=FAST, timeout=0.5) == 2
     for msg_id, error in (("msg_refused", "ConnectError"), ("msg_slow", "ReadTimeout")):
         stored = outbox.get(msg_id)
         assert stored is not None and stored.status is DeliveryStatus.PENDING, msg_id
@@ -799,14 +784,7 @@ def test_private_addresses_are_refused_at_send_time_unless_allowed(receiver: Rec
     delivery = make_delivery(receiver.url)  # stored while private URLs were allowed
     outbox.enqueue(delivery)
 
-    async def go() -> None:
-        d = dispatcher(outbox, FakeClock(), allow_private=False)
-        try:
-            await d.run_once()
-        finally:
-            await d.stop()
-
-    asyncio.run(go())
+    one_round(outbox, FakeClock(), allow_private=False)
     assert receiver.requests == []
     stored = outbox.get(delivery.id)
     assert stored is not None and stored.status is DeliveryStatus.FAILED
@@ -829,14 +807,7 @@ def test_a_lease_that_ran_out_is_retried_and_a_crashed_last_attempt_fails(
     assert len(outbox.due(clock(), 1, lease)) == 1  # msg_a: claimed and lost a second time
     clock.advance(30)
 
-    async def go() -> int:
-        d = dispatcher(outbox, clock, schedule=schedule)
-        try:
-            return await d.run_once()
-        finally:
-            await d.stop()
-
-    assert asyncio.run(go()) == 2
+    assert one_round(outbox, clock, schedule=schedule) == 2
     stored_a, stored_b = outbox.get("msg_a"), outbox.get("msg_b")
     assert stored_a is not None and stored_a.status is DeliveryStatus.FAILED
     assert stored_a.last_error == "gave up after 2 attempts"
