@@ -363,6 +363,32 @@ class _LocalOut(Exception):
 # ---- steering towards one finished arrangement -----------------------------------------------
 
 
+def _chainings(
+    p: _Problem, by_rank: dict[int, list[int]], ranks: list[int]
+) -> Iterator[list[int]]:
+    """Every way to chain the cards of consecutive ``ranks`` (the same number of cards each):
+    each card of a rank sits on a different card of the next rank that shares a suit with it.
+    As parent tables (-1 for the cards on the highest rank and any card not chained), made one
+    at a time; none when some rank cannot be matched to the next."""
+    options: list[list[tuple[tuple[int, int], ...]]] = []
+    for lo, hi in itertools.pairwise(ranks):
+        los, his = by_rank[lo], by_rank[hi]
+        found = [
+            tuple(zip(los, perm, strict=True))
+            for perm in itertools.permutations(his)
+            if all(p.onto[a] >> b & 1 for a, b in zip(los, perm, strict=True))
+        ]
+        if not found:
+            return
+        options.append(found)
+    for combo in itertools.product(*options):
+        parent = [-1] * p.n
+        for pairs in combo:
+            for a, b in pairs:
+                parent[a] = b
+        yield parent
+
+
 def _targets(p: _Problem, pure_only: bool = False) -> list[tuple[int, ...]]:
     """Every finished arrangement, as a parent table: parent[c] is the card c must sit on in its
     chain, -1 for the chains' bottom cards. Ivory (or ``pure_only``) keeps only arrangements with
@@ -373,22 +399,8 @@ def _targets(p: _Problem, pure_only: bool = False) -> list[tuple[int, ...]]:
     ranks = sorted(by_rank)
     if any(len(by_rank[r]) != 3 for r in ranks) or len(ranks) != p.full:
         return []
-    options: list[list[tuple[tuple[int, int], ...]]] = []
-    for lo, hi in itertools.pairwise(ranks):
-        los, his = by_rank[lo], by_rank[hi]
-        found = []
-        for perm in itertools.permutations(his):
-            if all(p.onto[a] >> b & 1 for a, b in zip(los, perm, strict=True)):
-                found.append(tuple(zip(los, perm, strict=True)))
-        if not found:
-            return []
-        options.append(found)
     out: list[tuple[int, ...]] = []
-    for combo in itertools.product(*options):
-        parent = [-1] * p.n
-        for pairs in combo:
-            for a, b in pairs:
-                parent[a] = b
+    for parent in _chainings(p, by_rank, ranks):
         if pure_only or isinstance(p.variant, Ivory):
             pure = p.suit_bits
             bottoms = [c for c in by_rank[ranks[-1]]]
@@ -432,23 +444,8 @@ def _quota_arrangements(p: _Problem) -> list[tuple[int, ...]]:
         return []
     if ranks != list(range(ranks[0], ranks[0] + len(ranks))):
         return []
-    options: list[list[tuple[tuple[int, int], ...]]] = []
-    for lo, hi in itertools.pairwise(ranks):
-        los, his = by_rank[lo], by_rank[hi]
-        found = [
-            tuple(zip(los, perm, strict=True))
-            for perm in itertools.permutations(his)
-            if all(p.onto[a] >> b & 1 for a, b in zip(los, perm, strict=True))
-        ]
-        if not found:
-            return []
-        options.append(found)
     out: list[tuple[int, ...]] = []
-    for combo in itertools.product(*options):
-        parent = [-1] * p.n
-        for pairs in combo:
-            for a, b in pairs:
-                parent[a] = b
+    for parent in _chainings(p, by_rank, ranks):
         for lo, hi in itertools.pairwise(suited):
             parent[lo] = hi
         out.append(tuple(parent))
