@@ -31,6 +31,13 @@ from skillcheck.solver import solve
 from skillcheck.three_towers import ThreeTowers
 
 
+def planner_line() -> str:
+    """Which planner ran: the compiled one (skillcheck/_planner.c) or the Python one."""
+    if solver.accelerated():
+        return "planner: compiled (skillcheck._planner)"
+    return "planner: Python (the compiled one is not built, or SKILLCHECK_PURE_PYTHON is set)"
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     if not ordered:
@@ -80,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     n = len(times)
     decided = counts["win"] + counts["loss"]
     print(game.describe())
+    print(planner_line())
     print(f"deals: {n} (seeds {args.first_seed}..{args.first_seed + n - 1}), "
           f"budget {args.seconds_per_deal:g} s ({args.clock} clock) per deal")  # fmt: skip
     print(f"decided: {decided}/{n} = {100 * decided / max(1, n):.1f} %  "
@@ -157,6 +165,7 @@ def run_deals(game: ThreeTowers, args: argparse.Namespace) -> Stats:
 def quota_table(args: argparse.Namespace, params: dict[str, int]) -> int:
     """Every quota check of one suit: skill 1..level-1, quota 1..skill, as a Markdown table."""
     suit = args.quota_suit or "moons"
+    print(planner_line())
     print(f"quota checks of {suit}, level {args.level}, {args.spaces} spaces, seeds "
           f"{args.first_seed}..{args.first_seed + args.deals - 1}, budget "
           f"{args.seconds_per_deal:g} s ({args.clock} clock) per deal")  # fmt: skip

@@ -39,6 +39,9 @@ How it works (see also ``/work/shared/reference/three-towers-solving.md``):
   transposition set and every legal move (modulo symmetries: all empty spaces are alike, a lone
   card never moves to an empty space). Only this phase (and phase 1) answers "loss", after every
   reachable position was visited.
+- The planner's hot loop also exists in C (``skillcheck/_planner.c``, built on install when a
+  compiler is there): the same search, position for position, about ten times faster;
+  :class:`_Planner` uses it unless ``SKILLCHECK_PURE_PYTHON`` is set (:func:`accelerated`).
 - Every line is replayed on bit sets against the placement rules before it is returned.
 - The cyclic garbage collector is off while :func:`solve` runs (restored afterwards): the
   searches allocate millions of tuples and no cycles.
@@ -50,10 +53,12 @@ import contextlib
 import gc
 import heapq
 import itertools
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Literal
+from types import ModuleType
+from typing import Any, Literal
 
 from attrs import frozen
 
@@ -67,7 +72,22 @@ from skillcheck.three_towers import (
     TowerMove,
 )
 
-__all__ = ["Result", "Solution", "solve"]
+__all__ = ["Result", "Solution", "accelerated", "solve"]
+
+_accelerator: ModuleType | None
+try:  # the planner's hot loop compiled from skillcheck/_planner.c (built on install)
+    from skillcheck import _planner as _accelerator
+except ImportError:  # no C compiler at install time: the same search in Python
+    _accelerator = None
+if os.environ.get("SKILLCHECK_PURE_PYTHON"):
+    _accelerator = None
+
+
+def accelerated() -> bool:
+    """Whether the planner runs compiled (``skillcheck._planner``, built from C on install) or
+    in Python (set ``SKILLCHECK_PURE_PYTHON=1`` to force it). Both search the same positions in
+    the same order; the compiled one is about ten times faster."""
+    return _accelerator is not None
 
 
 Result = Literal["win", "loss", "unknown"]
@@ -337,6 +357,13 @@ class _Budget:
             stop = min(stop, (self.states | 1023) + 1)
         return stop
 
+    def tick(self, states: int) -> int:
+        """A hot loop counted up to ``states``: check the budget (raises when it is spent) and
+        return the next count at which to call again."""
+        self.states = states
+        self.check()
+        return self.stop()
+
     def check(self) -> None:
         """What :meth:`spend` checks once ``states`` was counted up (by a hot loop)."""
         if self.states >= self.local_limit:
@@ -467,6 +494,8 @@ _W_BLOCK = 4  # quota: a card outside the pure tower above a card the pure tower
 _W_LINKED = 6  # quota: ... one on its chain parent (a discount measured worse)
 _W_BLOCK_NEED = 2  # quota: a chain card above a chain card not home
 _W_ROOM = 20  # quota: per chain bottom still in the deck beyond the empty spaces
+#: The tower-cost weights in the order the compiled planner takes them.
+_TOWER_WEIGHTS = (_W_JUNK, _W_BREAK, _W_BURIED, _W_QUOTA, _W_BLOCK, _W_LINKED, _W_BLOCK_NEED)
 #: (weight of a card still in the deck, bonus for an empty space) of the planner's passes, in
 #: turn. Standard: (4, 3) measured better than (4, 0), (5, 4), (3, 3) and mixes of them. Quota:
 #: the two settings solve different deals.
@@ -669,8 +698,16 @@ class _Planner:
     state is generated twice. Finding nothing proves nothing: the search is restricted."""
 
     def __init__(
-        self, p: _Problem, tg: _Target, towers: Sequence[int], weights: tuple[int, int]
+        self,
+        p: _Problem,
+        tg: _Target,
+        towers: Sequence[int],
+        weights: tuple[int, int],
+        *,
+        compiled: bool | None = None,
     ) -> None:
+        """``compiled``: run the search in C (``skillcheck._planner``) or in Python; by default
+        in C when it was built and the game fits it (at most 25 cards and 8 towers)."""
         self.p = p
         self.tg = tg
         self.weights = weights
@@ -719,17 +756,51 @@ class _Planner:
         self.packed = [
             [(b + _VALUE_OFFSET) << _COUNT_BITS | _COUNT_MASK for b in row] for row in self.base
         ]
-        self.counter = 0
+        self._counter = 0
+        self.core: Any = None
+        fits = _accelerator is not None and (
+            p.n <= _accelerator.MAX_CARDS and spaces <= _accelerator.MAX_SPACES
+        )
+        if compiled and not fits:
+            raise ValueError("the compiled planner is not built, or the game does not fit it")
+        if fits and compiled is not False:
+            assert _accelerator is not None
+            self.core = _accelerator.Planner(
+                deck=p.deck,
+                onto=p.onto,
+                parent=tg.parent,
+                anc=tg.anc,
+                chain=tg.chain,
+                needed=tg.needed,
+                pure_target=tg.quota,
+                suit_bits=p.suit_bits,
+                quota=p.quota,
+                weights=_TOWER_WEIGHTS,
+                packed_base=self.packed,
+                start=start,
+                start_key=key,
+                first=self.heap[0],
+                won=p.won,
+            )
+            # the Python search's tables are not used
+            self.seen.clear()
+            self.heap.clear()
+            self.nodes.clear()
 
     @property
     def stored(self) -> int:
         """How many positions the search holds."""
-        return len(self.seen)
+        return self.core.stored if self.core is not None else len(self.seen)
 
     @property
     def exhausted(self) -> bool:
         """Whether the (restricted) search has visited everything it can reach."""
-        return not self.heap
+        return self.core.exhausted if self.core is not None else not self.heap
+
+    @property
+    def counter(self) -> int:
+        """How many positions the search has generated (over every call of :meth:`run`)."""
+        return int(self.core.counter) if self.core is not None else self._counter
 
     def finish(self, key: int) -> list[_Move]:
         seen = self.seen
@@ -755,6 +826,11 @@ class _Planner:
         their new ones (each tower's cost is memoised), its value comes from a table indexed by
         deck position and empty spaces, and the budget is only consulted at the state counts
         where it has something to check (:meth:`_Budget.stop`)."""
+        if self.core is not None:
+            macros, short, budget.states = self.core.run(
+                limit, budget.states, budget.stop(), budget.tick
+            )
+            return (None if macros is None else _expand(self.p, self.start, macros)), short
         p = self.p
         tg = self.tg
         onto = p.onto
@@ -778,7 +854,7 @@ class _Planner:
         heap = self.heap
         heappop = heapq.heappop
         heappush = heapq.heappush
-        counter = self.counter
+        counter = self._counter
         states = budget.states
         stop = budget.stop()
         rng = range(spaces)
@@ -848,9 +924,7 @@ class _Planner:
                         push_node((tup, npos, key))
                         states += 1
                         if states >= stop:
-                            budget.states = states
-                            budget.check()
-                            stop = budget.stop()
+                            stop = budget.tick(states)
                         if is_quota and not v & notpure and v.bit_count() >= qn:
                             return self.finish(key), False
                         cost = total - pc[j] + (memo.get(v) or ev(v))[0]
@@ -903,9 +977,7 @@ class _Planner:
                             push_node((tup, pos, key))
                             states += 1
                             if states >= stop:
-                                budget.states = states
-                                budget.check()
-                                stop = budget.stop()
+                                stop = budget.tick(states)
                             if is_quota and (
                                 (not v & notpure and v.bit_count() >= qn)
                                 or (rest and not rest & notpure and rest.bit_count() >= qn)
@@ -920,7 +992,7 @@ class _Planner:
                             heappush(heap, bn[ne] + (cost << cb) - counter)
             return None, False
         finally:
-            self.counter = counter
+            self._counter = counter
             budget.states = states
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import pytest
@@ -132,7 +133,8 @@ def test_tiny_budget_is_unknown() -> None:
     assert sol.result == "unknown"
     assert sol.moves == ()
     assert sol.states <= 50
-    sol = solve(game, game.deal(1), max_states=None, max_seconds=0.01)
+    # seed 75 needs more than a million positions (about half a second compiled)
+    sol = solve(game, game.deal(75), max_states=None, max_seconds=0.01)
     assert sol.result == "unknown"
 
 
@@ -528,8 +530,21 @@ def _plain_planner(
         (ThreeTowers.quota_check("knots", 5, 4, level=7), 1, 0, 5_000),
     ],
 )
+@pytest.mark.parametrize(
+    "compiled",
+    [
+        False,
+        pytest.param(
+            True,
+            marks=pytest.mark.skipif(
+                os.environ.get("SKILLCHECK_PURE_PYTHON") is not None,
+                reason="SKILLCHECK_PURE_PYTHON is set: the compiled planner is off on purpose",
+            ),
+        ),
+    ],
+)
 def test_hot_loop_explores_what_the_plain_planner_explores(
-    game: ThreeTowers, seed: int, goal: int, limit: int
+    game: ThreeTowers, seed: int, goal: int, limit: int, compiled: bool
 ) -> None:
     from skillcheck.solver import _Budget, _Planner, _quota_targets
     from skillcheck.solver import _targets as arrangements
@@ -543,7 +558,7 @@ def test_hot_loop_explores_what_the_plain_planner_explores(
     else:
         tg = _Target(p, arrangements(p)[goal])
         weights = (4, 3)
-    fast = _Planner(p, tg, list(p.start_towers), weights)
+    fast = _Planner(p, tg, list(p.start_towers), weights, compiled=compiled)
     line, _short = fast.run(_Budget(None, None), limit)
     expected = _plain_planner(p, _Target(p, tg.parent, None if not tg.quota else tg.needed),
                               weights, limit)  # fmt: skip
