@@ -39,6 +39,7 @@ from skillcheck import __version__
 from skillcheck.cards import DECKTET, Card, Rank, Suit
 from skillcheck.engine import GAMES, Game, Move, Outcome, State, game_class
 from skillcheck.errors import ParseError, SkillcheckError
+from skillcheck.odds import PERFECT_PLAY_STATES
 from skillcheck.records import GameRecord, read_json_object, verify
 from skillcheck.rng import draw_seed, validate_seed
 from skillcheck.serialization import game_params
@@ -1204,7 +1205,7 @@ def parse_range(text: str, name: str) -> list[int]:
 @click.option(
     "--solver-states",
     type=int,
-    default=500_000,
+    default=PERFECT_PLAY_STATES,
     show_default=True,
     help="Perfect play: positions per deal before a deal counts as undecided.",
 )

@@ -204,6 +204,12 @@ class OddsTable:
 # ---- tasks (top-level functions so a process pool can pickle them) ------------------------------
 
 
+#: Perfect play's budget per deal, in positions (deterministic, unlike seconds). With the
+#: compiled planner the hardest level-9 and quota 8/8 deals of the benchmarks need 1-2.1 million
+#: (about a second); a deal still undecided counts as a failure and is reported as undecided.
+PERFECT_PLAY_STATES = 5_000_000
+
+
 def _play(game: ThreeTowers, method: str, deal_seed: int, solver_states: int) -> tuple[bool, bool]:
     """(success, undecided) of one game by one method."""
     if method == "perfect":
@@ -295,7 +301,7 @@ def quota_odds(
     seed: int = 0,
     executor: Executor | None = None,
     progress: Progress | None = None,
-    solver_states: int = 500_000,
+    solver_states: int = PERFECT_PLAY_STATES,
 ) -> OddsTable:
     """Success rates of quota checks for every (skill, quota) with quota <= skill."""
     suit = Suit.parse(suit)
@@ -325,7 +331,7 @@ def standard_odds(
     seed: int = 0,
     executor: Executor | None = None,
     progress: Progress | None = None,
-    solver_states: int = 500_000,
+    solver_states: int = PERFECT_PLAY_STATES,
 ) -> OddsTable:
     """Win rates of the standard game (three full towers) per level."""
     methods = _check_methods(methods, deals)
