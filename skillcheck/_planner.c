@@ -55,6 +55,7 @@ typedef struct {
 typedef struct {
     PyObject_HEAD
     int spaces, n, nd, pure_target, is_quota, qn;
+    int running; /* run() is searching (without the GIL): a second call must not enter */
     uint32_t notpure, needed;
     uint8_t deck[MAX_CARDS + 1];
     uint32_t onto[MAX_CARDS];
@@ -93,9 +94,8 @@ static inline uint64_t key_hash(Key k)
 static int seen_grow(Planner *self)
 {
     size_t cap = self->seen_cap ? self->seen_cap * 2 : 1024;
-    uint64_t *table = PyMem_Calloc(cap, sizeof(uint64_t));
+    uint64_t *table = PyMem_RawCalloc(cap, sizeof(uint64_t));
     if (!table) {
-        PyErr_NoMemory();
         return -1;
     }
     for (size_t i = 0; i < self->seen_cap; i++) {
@@ -107,7 +107,7 @@ static int seen_grow(Planner *self)
             h = (h + 1) & (cap - 1);
         table[h] = s;
     }
-    PyMem_Free(self->seen);
+    PyMem_RawFree(self->seen);
     self->seen = table;
     self->seen_cap = cap;
     return 0;
@@ -145,9 +145,8 @@ static int heap_push(Planner *self, uint64_t v)
 {
     if (self->heap_len == self->heap_cap) {
         size_t cap = self->heap_cap ? self->heap_cap * 2 : 1024;
-        uint64_t *h = PyMem_Realloc(self->heap, cap * sizeof(uint64_t));
+        uint64_t *h = PyMem_RawRealloc(self->heap, cap * sizeof(uint64_t));
         if (!h) {
-            PyErr_NoMemory();
             return -1;
         }
         self->heap = h;
@@ -194,9 +193,8 @@ static uint64_t heap_pop(Planner *self)
 static int costs_grow(Planner *self)
 {
     size_t cap = self->costs_cap ? self->costs_cap * 2 : 256;
-    CostSlot *table = PyMem_Calloc(cap, sizeof(CostSlot));
+    CostSlot *table = PyMem_RawCalloc(cap, sizeof(CostSlot));
     if (!table) {
-        PyErr_NoMemory();
         return -1;
     }
     for (size_t i = 0; i < self->costs_cap; i++) {
@@ -208,7 +206,7 @@ static int costs_grow(Planner *self)
             h = (h + 1) & (cap - 1);
         table[h] = s;
     }
-    PyMem_Free(self->costs);
+    PyMem_RawFree(self->costs);
     self->costs = table;
     self->costs_cap = cap;
     return 0;
@@ -287,9 +285,8 @@ static Node *new_node(Planner *self)
     size_t index = (size_t)self->counter + 1;
     if (index >= self->nodes_cap) {
         size_t cap = self->nodes_cap * 2;
-        Node *nodes = PyMem_Realloc(self->nodes, cap * sizeof(Node));
+        Node *nodes = PyMem_RawRealloc(self->nodes, cap * sizeof(Node));
         if (!nodes) {
-            PyErr_NoMemory();
             return NULL;
         }
         self->nodes = nodes;
@@ -324,7 +321,7 @@ static PyObject *finish(Planner *self, int64_t index)
     return out;
 }
 
-/* Calls the problem's won(towers, pos): 1, 0 or -1 on error. */
+/* Calls the problem's won(towers, pos) (with the GIL held): 1, 0 or -1 on error. */
 static int call_won(Planner *self, const uint32_t *towers, int pos)
 {
     PyObject *tup = PyTuple_New(self->spaces);
@@ -355,19 +352,26 @@ static inline int pure_enough(Planner *self, uint32_t t)
 /* Outcome of generating one child. */
 enum { CHILD_DONE = 0, CHILD_WON = 1, CHILD_ERROR = -1 };
 
+/* One call of run(). The search itself runs without the GIL (other Python threads go on: a
+ * server solving in threads); ``ts`` is the thread state to take it back for Python calls. */
 typedef struct {
     int64_t states, stop;
     PyObject *tick;
+    PyThreadState *ts;
 } Run;
 
 static int tick(Run *run)
 {
+    PyEval_RestoreThread(run->ts);
+    long long stop = -1;
     PyObject *r = PyObject_CallFunction(run->tick, "L", (long long)run->states);
-    if (!r)
-        return -1;
-    long long stop = PyLong_AsLongLong(r);
-    Py_DECREF(r);
-    if (stop == -1 && PyErr_Occurred())
+    if (r) {
+        stop = PyLong_AsLongLong(r);
+        Py_DECREF(r);
+    }
+    int failed = stop == -1 && PyErr_Occurred();
+    run->ts = PyEval_SaveThread();
+    if (failed)
         return -1;
     run->stop = stop;
     return 0;
@@ -440,7 +444,9 @@ static inline int add_child(Planner *self, Run *run, const Node *cur, int64_t ix
         return CHILD_ERROR;
     int64_t cost = m->cost + r.cost;
     if (!cost && m->pos == self->nd && !self->pure_target) {
+        PyEval_RestoreThread(run->ts);
         int w = call_won(self, child->towers, m->pos);
+        run->ts = PyEval_SaveThread();
         if (w)
             return w < 0 ? CHILD_ERROR : CHILD_WON;
     }
@@ -456,7 +462,11 @@ static PyObject *Planner_run(Planner *self, PyObject *args)
     PyObject *tick_fn;
     if (!PyArg_ParseTuple(args, "LLLO:run", &limit, &states0, &stop0, &tick_fn))
         return NULL;
-    Run run = {states0, stop0, tick_fn};
+    if (self->running) {
+        PyErr_SetString(PyExc_RuntimeError, "this search is already running in another thread");
+        return NULL;
+    }
+    Run run = {states0, stop0, tick_fn, NULL};
     const int spaces = self->spaces, nd = self->nd;
     const int row = spaces + 1;
     int32_t pc[MAX_SPACES];
@@ -466,6 +476,8 @@ static PyObject *Planner_run(Planner *self, PyObject *args)
     int outcome = CHILD_DONE;
     int cut = 0;
 
+    self->running = 1;
+    run.ts = PyEval_SaveThread();
     while (self->heap_len && outcome == CHILD_DONE) {
         if (self->counter >= limit) {
             cut = 1;
@@ -481,8 +493,10 @@ static PyObject *Planner_run(Planner *self, PyObject *args)
             uint32_t t = cur.towers[j];
             if (t) {
                 CostSlot r = tower_cost(self, t);
-                if (r.cost < 0)
-                    return NULL;
+                if (r.cost < 0) {
+                    outcome = CHILD_ERROR;
+                    goto stopped;
+                }
                 pc[j] = r.cost;
                 homes[j] = r.home;
                 total += r.cost;
@@ -542,8 +556,10 @@ static PyObject *Planner_run(Planner *self, PyObject *args)
                 int64_t rest_cost = 0;
                 if (rest) {
                     CostSlot rr = tower_cost(self, rest);
-                    if (rr.cost < 0)
-                        return NULL;
+                    if (rr.cost < 0) {
+                        outcome = CHILD_ERROR;
+                        goto stopped;
+                    }
                     rest_cost = rr.cost;
                 }
                 m.rest = rest;
@@ -564,8 +580,14 @@ static PyObject *Planner_run(Planner *self, PyObject *args)
             }
         }
     }
-    if (outcome == CHILD_ERROR)
+stopped:
+    PyEval_RestoreThread(run.ts);
+    self->running = 0;
+    if (outcome == CHILD_ERROR) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
         return NULL;
+    }
     if (outcome == CHILD_WON) {
         PyObject *line = finish(self, self->counter);
         if (!line)
@@ -674,7 +696,7 @@ static int Planner_init(Planner *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "packed_base: one row per deck position and one more");
         return -1;
     }
-    self->base = PyMem_Calloc((size_t)(nd + 1) * (spaces + 1), sizeof(uint64_t));
+    self->base = PyMem_RawCalloc((size_t)(nd + 1) * (spaces + 1), sizeof(uint64_t));
     if (!self->base) {
         Py_DECREF(rows);
         PyErr_NoMemory();
@@ -703,7 +725,7 @@ static int Planner_init(Planner *self, PyObject *args, PyObject *kwds)
     Py_DECREF(rows);
 
     self->nodes_cap = 1024;
-    self->nodes = PyMem_Calloc(self->nodes_cap, sizeof(Node));
+    self->nodes = PyMem_RawCalloc(self->nodes_cap, sizeof(Node));
     if (!self->nodes) {
         PyErr_NoMemory();
         return -1;
@@ -742,10 +764,10 @@ static int Planner_init(Planner *self, PyObject *args, PyObject *kwds)
     root->parent = -1;
     root->pos = 0;
     self->counter = 0;
-    if (seen_add(self, 0) < 0)
+    if (seen_add(self, 0) < 0 || heap_push(self, first) < 0) {
+        PyErr_NoMemory();
         return -1;
-    if (heap_push(self, first) < 0)
-        return -1;
+    }
     Py_INCREF(won);
     self->won = won;
     return 0;
@@ -753,11 +775,11 @@ static int Planner_init(Planner *self, PyObject *args, PyObject *kwds)
 
 static void Planner_dealloc(Planner *self)
 {
-    PyMem_Free(self->base);
-    PyMem_Free(self->nodes);
-    PyMem_Free(self->seen);
-    PyMem_Free(self->heap);
-    PyMem_Free(self->costs);
+    PyMem_RawFree(self->base);
+    PyMem_RawFree(self->nodes);
+    PyMem_RawFree(self->seen);
+    PyMem_RawFree(self->heap);
+    PyMem_RawFree(self->costs);
     Py_XDECREF(self->won);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }

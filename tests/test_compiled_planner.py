@@ -6,7 +6,10 @@ the same order: the same counts, the same lines, the same places where a budget 
 
 from __future__ import annotations
 
+import itertools
 import os
+import threading
+import time
 import tracemalloc
 from collections.abc import Callable
 
@@ -293,3 +296,58 @@ def test_line_of_the_compiled_planner_replays() -> None:
         if state.status is Status.WON:
             break
     assert state.status is Status.WON
+
+
+@needs_compiled
+def test_other_threads_run_while_a_compiled_search_runs() -> None:
+    """The compiled search lets go of the GIL (a server solving in one thread keeps answering
+    in the others), and finds the same line as when nothing else runs."""
+    game = ThreeTowers(level=9)
+    p = _Problem(game, ((),) * game.spaces, game.deal(43))
+    tg = _goals(p)[0]
+    alone = _Planner(p, tg, list(p.start_towers), (4, 3), compiled=True)
+    expected = alone.run(_Budget(None, None), 700_000)
+    planner = _Planner(p, tg, list(p.start_towers), (4, 3), compiled=True)
+    found: list[object] = []
+    worker = threading.Thread(
+        target=lambda: found.append(planner.run(_Budget(None, None), 700_000))
+    )
+    beats = [time.perf_counter()]
+    worker.start()
+    while worker.is_alive():
+        beats.append(time.perf_counter())
+    worker.join()
+    assert found == [expected] and planner.counter == alone.counter
+    # held for the whole search, the GIL would stop this thread for about as long as the search
+    # takes; let go, it only stops it for the interpreter's switch interval now and then
+    took = beats[-1] - beats[0]
+    longest = max(b - a for a, b in itertools.pairwise(beats))
+    assert took > 0.1
+    assert longest < took / 2
+
+
+@needs_compiled
+def test_a_running_search_refuses_a_second_caller() -> None:
+    """One search, one caller at a time: ``run`` entered again while it runs (here from its own
+    budget callback) is a RuntimeError, and the first call goes on unharmed."""
+    game = ThreeTowers(level=8)
+    p = _Problem(game, ((),) * game.spaces, game.deal(1))
+    tg = _goals(p)[0]
+    planner = _Planner(p, tg, list(p.start_towers), (4, 3), compiled=True)
+    core = planner.core
+    errors: list[str] = []
+
+    def tick(states: int) -> int:
+        try:
+            core.run(10, states, 1 << 62, tick)
+        except RuntimeError as exc:
+            errors.append(str(exc))
+        return 1 << 62
+
+    line, _short, states = core.run(5_000, 0, 100, tick)
+    assert errors == ["this search is already running in another thread"]
+    reference = _Planner(p, tg, list(p.start_towers), (4, 3), compiled=False)
+    assert (line is None, states) == (
+        reference.run(_Budget(None, None), 5_000)[0] is None,
+        reference.counter,
+    )
