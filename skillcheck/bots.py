@@ -24,6 +24,7 @@ from attrs import frozen
 from skillcheck.cards import Card
 from skillcheck.engine import Outcome
 from skillcheck.errors import ParameterError
+from skillcheck.lines import shorten_line
 from skillcheck.three_towers import (
     DECK,
     Quota,
@@ -267,7 +268,24 @@ class FastBot(_PlanFollower):
 
         start = visible_state(game, observation)
         solution = solve(game, (), start=start, max_states=self.endgame_states)
-        return list(solution.moves) if solution.result == "win" else []
+        if solution.result != "win":
+            return []
+        # a search's line wanders (thousands of moves from a small game's exhaustive search):
+        # played as found it could run into the move limit of a table or of autoplay
+        return list(shorten_line(game, start, solution.moves))
+
+
+def _after(observation: ThreeTowersObservation, plan: Sequence[TowerMove]) -> Towers:
+    """The towers after ``plan`` (tower moves, then at most one deck move: the visible card)."""
+    towers, top = observation.towers, observation.top_card
+    for move in plan:
+        towers = apply_tower_move(towers, move, top if move.source == DECK else None)
+    return towers
+
+
+def _position_key(towers: Towers) -> tuple[tuple[int, ...], ...]:
+    """Towers as a position: their order does not matter."""
+    return tuple(sorted(tuple(c.index for c in t) for t in towers))
 
 
 def _plan_prefix(moves: Sequence[TowerMove]) -> tuple[TowerMove, ...]:
@@ -318,22 +336,28 @@ class StrongBot(_PlanFollower):
         from skillcheck.solver import solve
 
         decks = [sample_deck(game, observation, self._rng) for _ in range(self.samples)]
-        proposals: dict[tuple[TowerMove, ...], set[int]] = {}
+        # plans are grouped by the position they lead to (the placed card is the visible top
+        # card, so every sample reaches the same one): two solutions that shuffle the towers
+        # differently on the way to the same placement are one proposal, with the shorter plan
+        proposals: dict[tuple[tuple[int, ...], ...], tuple[tuple[TowerMove, ...], set[int]]] = {}
         for index, deck in enumerate(decks):
             solution = solve(
                 game, (), start=visible_state(game, observation, deck),
                 max_states=self.solver_states,
             )  # fmt: skip
             if solution.result == "win" and solution.moves:
-                proposals.setdefault(_plan_prefix(solution.moves), set()).add(index)
+                plan = _plan_prefix(solution.moves)
+                key = _position_key(_after(observation, plan))
+                known, voters = proposals.get(key, (plan, set()))
+                proposals[key] = (min(known, plan, key=len), voters | {index})
         if not proposals:
             return None
-        ranked = sorted(proposals, key=lambda p: (-len(proposals[p]), len(p)))
-        best: tuple[int, tuple[TowerMove, ...]] | None = None
-        for plan in ranked[: self.candidates]:
-            wins = len(proposals[plan])
+        ranked = sorted(proposals.values(), key=lambda p: (-len(p[1]), len(p[0])))
+        best: tuple[int, tuple[TowerMove, ...], int] | None = None
+        for plan, voters in ranked[: self.candidates]:
+            wins = len(voters)
             for index, deck in enumerate(decks):
-                if index in proposals[plan]:
+                if index in voters:
                     continue
                 state = visible_state(game, observation, deck)
                 for move in plan:
@@ -342,9 +366,11 @@ class StrongBot(_PlanFollower):
                     state.outcome is None and self._wins(game, state)
                 )
             if best is None or wins > best[0]:
-                best = (wins, plan)
+                best = (wins, plan, min(voters))
         assert best is not None
-        return best[1]
+        _, plan, voter = best
+        # the solver's path to that placement wanders: take a short way to the same position
+        return shorten_line(game, visible_state(game, observation, decks[voter]), plan)
 
 
 BOTS: dict[str, Callable[[], Bot]] = {"fast": FastBot, "strong": StrongBot}

@@ -130,3 +130,43 @@ def test_resolve_check_is_one_call_and_reproducible() -> None:
 def test_unknown_bot_is_a_parameter_error() -> None:
     with pytest.raises(ParameterError, match="the bots are fast, strong"):
         make_bot("genius")
+
+
+# Level-6 deals (odds seed 2026) on which the bots used to play the solver's raw line (thousands
+# of moves from the exhaustive search) and were stopped by autoplay's 5,000-move cap: the strong
+# bot on the first, the fast bot on the other two.
+CAPPED_LEVEL_6_DEALS = (1493203240974458, 4064333450300497, 3866116367396348)
+
+
+@pytest.mark.parametrize("bot_name", ["fast", "strong"])
+@pytest.mark.parametrize("seed", CAPPED_LEVEL_6_DEALS)
+def test_bots_play_short_lines_not_the_search_path(bot_name: str, seed: int) -> None:
+    """A bot follows a shortened line: the check ends by its goal, far below the move cap."""
+    state = autoplay(ThreeTowers(level=6), bot_name, seed)
+    assert state.status is Status.WON
+    assert len(state.moves) < 500
+
+
+def test_fast_bot_endgame_is_shortened() -> None:
+    """Once the deck is empty the fast bot solves exactly; the line it plays is the solver's
+    line shortened (never longer, and here far shorter)."""
+    from skillcheck.bots import visible_state
+    from skillcheck.solver import solve
+
+    game = ThreeTowers(level=6)
+    state = game.new_state(CAPPED_LEVEL_6_DEALS[1])
+    bot = FastBot()
+    while state.top_card is not None:
+        move = bot.choose(game, state.observation())
+        assert move is not None
+        state.push(move)
+    raw = solve(game, (), start=visible_state(game, state.observation()), max_states=2_000_000)
+    assert raw.result == "win"
+    played = 0
+    while not state.is_terminal():
+        move = bot.choose(game, state.observation())
+        assert move is not None
+        state.push(move)
+        played += 1
+    assert state.status is Status.WON
+    assert played < len(raw.moves)
