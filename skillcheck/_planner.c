@@ -8,19 +8,22 @@
  * lines they find. The Python side keeps everything else (goals, schedule, budget, line
  * expansion); this module only runs one search, resumably.
  *
- * Limits: at most 25 cards (a Three Towers deck has at most 24) and 8 towers.
+ * Limits: at most 24 cards (a Three Towers deck's numerals) and 8 towers; a search holds at most
+ * 2**31 - 2 positions.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
 
-#define MAX_CARDS 25
+#define MAX_CARDS 24      /* two 64-bit words hold 24 five-bit key fields (12 each) */
 #define MAX_SPACES 8
 #define BOTTOM 31u       /* key code of a card on an empty space */
 #define COUNT_BITS 40
 #define COUNT_MASK ((UINT64_C(1) << COUNT_BITS) - 1)
 #define CARDS_PER_WORD 12 /* 12 five-bit fields per 64-bit key word */
+#define MAX_WEIGHT 255    /* tower-cost weights: costs stay below 2**18 */
+#define MAX_NODES (INT32_MAX - 1)
 
 #if defined(__GNUC__) || defined(__clang__)
 #define POPCOUNT(x) __builtin_popcount(x)
@@ -55,7 +58,8 @@ typedef struct {
 typedef struct {
     PyObject_HEAD
     int spaces, n, nd, pure_target, is_quota, qn;
-    int running; /* run() is searching (without the GIL): a second call must not enter */
+    int running;  /* run() is searching (without the GIL): a second call must not enter */
+    int failure;  /* why the search stopped with no Python exception set (FAILED_*) */
     uint32_t notpure, needed;
     uint8_t deck[MAX_CARDS + 1];
     uint32_t onto[MAX_CARDS];
@@ -74,6 +78,8 @@ typedef struct {
     CostSlot *costs;
     size_t costs_cap, costs_len;
 } Planner;
+
+enum { FAILED_MEMORY = 0, FAILED_TOO_MANY = 1, FAILED_CORRUPT = 2 };
 
 /* ---- keys and the seen table ------------------------------------------------------------- */
 
@@ -283,6 +289,10 @@ static CostSlot tower_cost(Planner *self, uint32_t t)
 static Node *new_node(Planner *self)
 {
     size_t index = (size_t)self->counter + 1;
+    if (index >= MAX_NODES) {
+        self->failure = FAILED_TOO_MANY;
+        return NULL;
+    }
     if (index >= self->nodes_cap) {
         size_t cap = self->nodes_cap * 2;
         Node *nodes = PyMem_RawRealloc(self->nodes, cap * sizeof(Node));
@@ -324,6 +334,10 @@ static PyObject *finish(Planner *self, int64_t index)
 /* Calls the problem's won(towers, pos) (with the GIL held): 1, 0 or -1 on error. */
 static int call_won(Planner *self, const uint32_t *towers, int pos)
 {
+    if (!self->won) { /* cleared by the cycle collector: the planner is garbage */
+        PyErr_SetString(PyExc_RuntimeError, "the planner was cleared");
+        return -1;
+    }
     PyObject *tup = PyTuple_New(self->spaces);
     if (!tup)
         return -1;
@@ -437,6 +451,13 @@ static inline int add_child(Planner *self, Run *run, const Node *cur, int64_t ix
     int64_t counter = ++self->counter;
     if (++run->states >= run->stop && tick(run) < 0)
         return CHILD_ERROR;
+    if (!(counter & 0xffff)) { /* Ctrl-C reaches a search that has no budget to check */
+        PyEval_RestoreThread(run->ts);
+        int interrupted = PyErr_CheckSignals();
+        run->ts = PyEval_SaveThread();
+        if (interrupted < 0)
+            return CHILD_ERROR;
+    }
     if (self->is_quota && (pure_enough(self, v) || pure_enough(self, m->rest)))
         return CHILD_WON;
     CostSlot r = tower_cost(self, v);
@@ -477,6 +498,7 @@ static PyObject *Planner_run(Planner *self, PyObject *args)
     int cut = 0;
 
     self->running = 1;
+    self->failure = FAILED_MEMORY;
     run.ts = PyEval_SaveThread();
     while (self->heap_len && outcome == CHILD_DONE) {
         if (self->counter >= limit) {
@@ -484,6 +506,11 @@ static PyObject *Planner_run(Planner *self, PyObject *args)
             break;
         }
         int64_t ix = (int64_t)(COUNT_MASK - (heap_pop(self) & COUNT_MASK));
+        if (ix > self->counter) { /* not a node: init refuses such values, so never */
+            self->failure = FAILED_CORRUPT;
+            outcome = CHILD_ERROR;
+            goto stopped;
+        }
         Node cur = self->nodes[ix];
         int pos = cur.pos;
         int e = 0, fe = -1;
@@ -584,9 +611,14 @@ stopped:
     PyEval_RestoreThread(run.ts);
     self->running = 0;
     if (outcome == CHILD_ERROR) {
-        if (!PyErr_Occurred())
-            PyErr_NoMemory();
-        return NULL;
+        if (PyErr_Occurred())
+            return NULL;
+        if (self->failure == FAILED_TOO_MANY)
+            return PyErr_Format(PyExc_OverflowError, "a search holds at most %d positions",
+                                MAX_NODES);
+        if (self->failure == FAILED_CORRUPT)
+            return PyErr_Format(PyExc_SystemError, "the planner's open list is corrupt");
+        return PyErr_NoMemory();
     }
     if (outcome == CHILD_WON) {
         PyObject *line = finish(self, self->counter);
@@ -621,6 +653,34 @@ static int read_ints(PyObject *seq, const char *what, int count, long long *out)
     return 0;
 }
 
+static int invalid(const char *what)
+{
+    PyErr_Format(PyExc_ValueError, "%s", what);
+    return -1;
+}
+
+/* Reads ``count`` ints each in [lo, hi] into ``out``. */
+static int read_range(PyObject *seq, const char *what, int count, long long lo, long long hi,
+                      long long *out)
+{
+    if (read_ints(seq, what, count, out) < 0)
+        return -1;
+    for (int i = 0; i < count; i++)
+        if (out[i] < lo || out[i] > hi) {
+            PyErr_Format(PyExc_ValueError, "%s: %lld is out of range (%lld..%lld)", what, out[i],
+                         lo, hi);
+            return -1;
+        }
+    return 0;
+}
+
+/* A packed heap value is (value + offset) << COUNT_BITS | (COUNT_MASK - counter); here the
+ * counter part must be 0 and the value small enough that adding a cost cannot overflow. */
+static int valid_packed(unsigned long long v)
+{
+    return (v & COUNT_MASK) == COUNT_MASK && (v >> COUNT_BITS) < (UINT64_C(1) << 22);
+}
+
 static int Planner_init(Planner *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"deck", "onto", "parent", "anc", "chain", "needed", "pure_target",
@@ -633,7 +693,7 @@ static int Planner_init(Planner *self, PyObject *args, PyObject *kwds)
                                      &anc, &chain, &needed, &pure_target, &suit_bits, &qn,
                                      &weights, &packed, &start, &start_key, &first, &won))
         return -1;
-    if (self->nodes) {
+    if (self->base || self->nodes) {
         PyErr_SetString(PyExc_RuntimeError, "Planner is already initialised");
         return -1;
     }
@@ -648,32 +708,38 @@ static int Planner_init(Planner *self, PyObject *args, PyObject *kwds)
                      "%zd in the deck, %zd towers)", MAX_CARDS, MAX_SPACES, n, nd, spaces);
         return -1;
     }
+    const long long all = (1LL << n) - 1; /* every card, as a bit set */
     self->n = (int)n;
     self->nd = (int)nd;
     self->spaces = (int)spaces;
     long long buf[MAX_CARDS];
-    if (read_ints(deck, "deck", (int)nd, buf) < 0)
+    long long used = 0;
+    if (read_range(deck, "deck", (int)nd, 0, n - 1, buf) < 0)
         return -1;
-    for (int i = 0; i < nd; i++)
+    for (int i = 0; i < nd; i++) {
+        if (used >> buf[i] & 1)
+            return invalid("deck: a card comes twice");
+        used |= 1LL << buf[i];
         self->deck[i] = (uint8_t)buf[i];
-    if (read_ints(onto, "onto", (int)n, buf) < 0)
+    }
+    if (read_range(onto, "onto", (int)n, 0, all, buf) < 0)
         return -1;
     for (int i = 0; i < n; i++)
         self->onto[i] = (uint32_t)buf[i];
-    if (read_ints(parent, "parent", (int)n, buf) < 0)
+    if (read_range(parent, "parent", (int)n, -1, n - 1, buf) < 0)
         return -1;
     for (int i = 0; i < n; i++)
         self->parent[i] = (int32_t)buf[i];
-    if (read_ints(anc, "anc", (int)n, buf) < 0)
+    if (read_range(anc, "anc", (int)n, 0, all, buf) < 0)
         return -1;
     for (int i = 0; i < n; i++)
         self->anc[i] = (uint32_t)buf[i];
-    if (read_ints(chain, "chain", (int)n, buf) < 0)
+    if (read_range(chain, "chain", (int)n, 0, all, buf) < 0)
         return -1;
     for (int i = 0; i < n; i++)
         self->chain[i] = (uint32_t)buf[i];
     long long w[7];
-    if (read_ints(weights, "weights", 7, w) < 0)
+    if (read_range(weights, "weights", 7, 0, MAX_WEIGHT, w) < 0)
         return -1;
     self->w_junk = (int)w[0];
     self->w_break = (int)w[1];
@@ -682,67 +748,31 @@ static int Planner_init(Planner *self, PyObject *args, PyObject *kwds)
     self->w_block = (int)w[4];
     self->w_linked = (int)w[5];
     self->w_block_need = (int)w[6];
+    if (needed & ~(unsigned long long)all)
+        return invalid("needed: a card that is not in the game");
+    if (qn < 0 || qn > n)
+        return invalid("quota: from 0 (no quota) to the number of cards");
+    if (!valid_packed(first))
+        return invalid("first: not a packed heap value of the start");
     self->needed = (uint32_t)needed;
     self->pure_target = pure_target;
     self->is_quota = qn > 0;
     self->qn = qn;
-    self->notpure = ~(uint32_t)suit_bits;
+    self->notpure = ~(uint32_t)(suit_bits & (unsigned long long)all);
 
-    PyObject *rows = PySequence_Fast(packed, "packed_base");
-    if (!rows)
-        return -1;
-    if (PySequence_Fast_GET_SIZE(rows) != nd + 1) {
-        Py_DECREF(rows);
-        PyErr_SetString(PyExc_ValueError, "packed_base: one row per deck position and one more");
-        return -1;
-    }
-    self->base = PyMem_RawCalloc((size_t)(nd + 1) * (spaces + 1), sizeof(uint64_t));
-    if (!self->base) {
-        Py_DECREF(rows);
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i <= nd; i++) {
-        PyObject *r = PySequence_Fast(PySequence_Fast_GET_ITEM(rows, i), "packed_base row");
-        if (!r || PySequence_Fast_GET_SIZE(r) != spaces + 1) {
-            Py_XDECREF(r);
-            Py_DECREF(rows);
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "packed_base: one value per count of empty spaces");
-            return -1;
-        }
-        for (Py_ssize_t e = 0; e <= spaces; e++) {
-            unsigned long long v = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(r, e));
-            if (v == (unsigned long long)-1 && PyErr_Occurred()) {
-                Py_DECREF(r);
-                Py_DECREF(rows);
-                return -1;
-            }
-            self->base[i * (spaces + 1) + e] = v;
-        }
-        Py_DECREF(r);
-    }
-    Py_DECREF(rows);
-
-    self->nodes_cap = 1024;
-    self->nodes = PyMem_RawCalloc(self->nodes_cap, sizeof(Node));
-    if (!self->nodes) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    Node *root = &self->nodes[0];
+    Node root;
+    memset(&root, 0, sizeof root);
     long long towers[MAX_SPACES];
-    if (read_ints(start, "start", (int)spaces, towers) < 0)
+    if (read_range(start, "start", (int)spaces, 0, all, towers) < 0)
         return -1;
-    int on_table = 0;
     for (int j = 0; j < spaces; j++) {
-        root->towers[j] = (uint32_t)towers[j];
-        on_table += POPCOUNT((uint32_t)towers[j]);
+        if (towers[j] & used)
+            return invalid("start: the towers and the deck must hold every card once");
+        used |= towers[j];
+        root.towers[j] = (uint32_t)towers[j];
     }
-    if (on_table + nd != n) {
-        PyErr_SetString(PyExc_ValueError, "start: the towers and the deck must hold every card once");
-        return -1;
-    }
+    if (used != all)
+        return invalid("start: the towers and the deck must hold every card once");
     /* the start key arrives as one Python int: split it into the two words */
     PyObject *mask = PyLong_FromUnsignedLongLong((UINT64_C(1) << (5 * CARDS_PER_WORD)) - 1);
     PyObject *shift = PyLong_FromLong(5 * CARDS_PER_WORD);
@@ -755,14 +785,60 @@ static int Planner_init(Planner *self, PyObject *args, PyObject *kwds)
         Py_XDECREF(hi);
         return -1;
     }
-    root->key.lo = PyLong_AsUnsignedLongLong(lo);
-    root->key.hi = PyLong_AsUnsignedLongLong(hi);
+    root.key.lo = PyLong_AsUnsignedLongLong(lo);
+    root.key.hi = PyLong_AsUnsignedLongLong(hi);
     Py_DECREF(lo);
     Py_DECREF(hi);
     if (PyErr_Occurred())
         return -1;
-    root->parent = -1;
-    root->pos = 0;
+    if (root.key.hi >> (5 * (MAX_CARDS - CARDS_PER_WORD)))
+        return invalid("start_key: more fields than cards");
+    root.parent = -1;
+
+    PyObject *rows = PySequence_Fast(packed, "packed_base");
+    if (!rows)
+        return -1;
+    if (PySequence_Fast_GET_SIZE(rows) != nd + 1) {
+        Py_DECREF(rows);
+        return invalid("packed_base: one row per deck position and one more");
+    }
+    uint64_t *base = PyMem_RawCalloc((size_t)(nd + 1) * (spaces + 1), sizeof(uint64_t));
+    if (!base) {
+        Py_DECREF(rows);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i <= nd; i++) {
+        PyObject *r = PySequence_Fast(PySequence_Fast_GET_ITEM(rows, i), "packed_base row");
+        if (!r || PySequence_Fast_GET_SIZE(r) != spaces + 1) {
+            Py_XDECREF(r);
+            Py_DECREF(rows);
+            PyMem_RawFree(base);
+            return PyErr_Occurred() ? -1 : invalid("packed_base: one value per count of empty spaces");
+        }
+        for (Py_ssize_t e = 0; e <= spaces; e++) {
+            unsigned long long v = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(r, e));
+            if ((v == (unsigned long long)-1 && PyErr_Occurred()) || !valid_packed(v)) {
+                Py_DECREF(r);
+                Py_DECREF(rows);
+                PyMem_RawFree(base);
+                return PyErr_Occurred() ? -1 : invalid("packed_base: not a packed heap value");
+            }
+            base[i * (spaces + 1) + e] = v;
+        }
+        Py_DECREF(r);
+    }
+    Py_DECREF(rows);
+
+    /* everything checked: from here on only memory can fail */
+    self->base = base;
+    self->nodes_cap = 1024;
+    self->nodes = PyMem_RawCalloc(self->nodes_cap, sizeof(Node));
+    if (!self->nodes) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->nodes[0] = root;
     self->counter = 0;
     if (seen_add(self, 0) < 0 || heap_push(self, first) < 0) {
         PyErr_NoMemory();
@@ -773,30 +849,52 @@ static int Planner_init(Planner *self, PyObject *args, PyObject *kwds)
     return 0;
 }
 
+static int Planner_traverse(Planner *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->won);
+    return 0;
+}
+
+static int Planner_clear(Planner *self)
+{
+    Py_CLEAR(self->won);
+    return 0;
+}
+
 static void Planner_dealloc(Planner *self)
 {
+    PyObject_GC_UnTrack(self);
+    Planner_clear(self);
     PyMem_RawFree(self->base);
     PyMem_RawFree(self->nodes);
     PyMem_RawFree(self->seen);
     PyMem_RawFree(self->heap);
     PyMem_RawFree(self->costs);
-    Py_XDECREF(self->won);
     Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* The counts change while a search runs (without the GIL): read them only between runs. */
+static int idle(Planner *self)
+{
+    if (!self->running)
+        return 1;
+    PyErr_SetString(PyExc_RuntimeError, "the search is running: read its counts when it returns");
+    return 0;
 }
 
 static PyObject *Planner_counter(Planner *self, void *closure)
 {
-    return PyLong_FromLongLong(self->counter);
+    return idle(self) ? PyLong_FromLongLong(self->counter) : NULL;
 }
 
 static PyObject *Planner_stored(Planner *self, void *closure)
 {
-    return PyLong_FromSize_t(self->seen_len);
+    return idle(self) ? PyLong_FromSize_t(self->seen_len) : NULL;
 }
 
 static PyObject *Planner_exhausted(Planner *self, void *closure)
 {
-    return PyBool_FromLong(self->heap_len == 0);
+    return idle(self) ? PyBool_FromLong(self->heap_len == 0) : NULL;
 }
 
 static PyGetSetDef Planner_getset[] = {
@@ -820,7 +918,9 @@ static PyTypeObject PlannerType = {
     .tp_doc = PyDoc_STR("One resumable planner search (see skillcheck.solver._Planner)."),
     .tp_basicsize = sizeof(Planner),
     .tp_itemsize = 0,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)Planner_traverse,
+    .tp_clear = (inquiry)Planner_clear,
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Planner_init,
     .tp_dealloc = (destructor)Planner_dealloc,

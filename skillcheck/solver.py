@@ -707,7 +707,7 @@ class _Planner:
         compiled: bool | None = None,
     ) -> None:
         """``compiled``: run the search in C (``skillcheck._planner``) or in Python; by default
-        in C when it was built and the game fits it (at most 25 cards and 8 towers)."""
+        in C when it was built and the game fits it (at most 24 cards and 8 towers)."""
         self.p = p
         self.tg = tg
         self.weights = weights

@@ -268,16 +268,34 @@ def test_the_compiled_planner_refuses_what_it_cannot_hold() -> None:
         deck=p.deck, onto=p.onto, parent=tg.parent, anc=tg.anc, chain=tg.chain,
         needed=tg.needed, pure_target=tg.quota, suit_bits=p.suit_bits, quota=p.quota,
         weights=solver._TOWER_WEIGHTS, packed_base=planner.packed, start=planner.start,
-        start_key=0, first=0, won=p.won,
+        start_key=0, first=planner.packed[0][0], won=p.won,
     )  # fmt: skip
     with pytest.raises(ValueError, match="every card once"):
         core.Planner(**{**kwargs, "start": (1 << p.deck[0],) + (0,) * (game.spaces - 1)})
     with pytest.raises(ValueError, match="one row per deck position"):
-        core.Planner(**{**kwargs, "deck": p.deck[1:]})
-    with pytest.raises(ValueError, match=r"at most 25 cards and 1\.\.8 towers"):
+        core.Planner(**{**kwargs, "packed_base": planner.packed[:-1]})
+    with pytest.raises(ValueError, match=r"at most 24 cards and 1\.\.8 towers"):
         core.Planner(**{**kwargs, "start": (0,) * 9})
     with pytest.raises(ValueError, match="weights: expected 7 values"):
         core.Planner(**{**kwargs, "weights": (1, 2)})
+    # tables that would make the C search read or write out of bounds are refused up front
+    bad = {
+        "deck": (p.deck[0], *p.deck[:-1]),  # a card twice
+        "onto": (1 << p.n, *p.onto[1:]),  # a card that is not in the game
+        "parent": (p.n, *tg.parent[1:]),
+        "chain": (-1, *tg.chain[1:]),
+        "weights": (-1, *solver._TOWER_WEIGHTS[1:]),
+        "first": 0,  # not a packed heap value: its counter bits would name no node
+        "start_key": 1 << 121,  # a field past the 24th card
+        "quota": p.n + 1,
+        "packed_base": [[*row[:-1], 0] for row in planner.packed],
+    }
+    for name, value in bad.items():
+        with pytest.raises(ValueError, match=name):
+            core.Planner(**{**kwargs, name: value})
+    ready = core.Planner(**kwargs)
+    with pytest.raises(RuntimeError, match="already initialised"):
+        ready.__init__(**kwargs)
     with pytest.raises(TypeError):
         core.Planner(**{**kwargs, "onto": [None] * len(p.onto)})
 
@@ -351,3 +369,31 @@ def test_a_running_search_refuses_a_second_caller() -> None:
         reference.run(_Budget(None, None), 5_000)[0] is None,
         reference.counter,
     )
+
+
+@needs_compiled
+def test_ctrl_c_stops_a_search_without_a_budget() -> None:
+    """With no budget the search never calls back into Python, yet a signal (Ctrl-C, here an
+    alarm whose handler raises) still stops it within a fraction of a second."""
+    import signal
+
+    class Alarm(Exception):
+        pass
+
+    def ring(signum: int, frame: object) -> None:
+        raise Alarm
+
+    game = ThreeTowers(level=9)
+    p = _Problem(game, ((),) * game.spaces, game.deal(75))
+    planner = _Planner(p, _goals(p)[0], list(p.start_towers), (4, 3), compiled=True)
+    previous = signal.signal(signal.SIGALRM, ring)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        began = time.perf_counter()
+        with pytest.raises(Alarm):
+            planner.run(_Budget(None, None), 20_000_000)
+        assert time.perf_counter() - began < 1.0
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert 0 < planner.counter < 20_000_000
