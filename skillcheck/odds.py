@@ -159,6 +159,7 @@ class OddsTable:
                 low = [c.rate - c.interval[0] for c in cells]
                 high = [c.interval[1] - c.rate for c in cells]
                 ax.errorbar(levels, rates, yerr=[low, high], marker="o", capsize=4, label=method)
+            ax.set_xticks(sorted({c.level for c in self.cells}))  # levels are whole numbers
             ax.set_xlabel("level")
             ax.set_ylabel("success rate (95 % CI)")
             ax.set_ylim(0, 1)
