@@ -58,7 +58,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from attrs import frozen
 
@@ -71,6 +71,9 @@ from skillcheck.three_towers import (
     ThreeTowersState,
     TowerMove,
 )
+
+if TYPE_CHECKING:
+    from skillcheck._planner import Planner as _CompiledPlanner
 
 __all__ = ["Result", "Solution", "accelerated", "solve"]
 
@@ -757,7 +760,7 @@ class _Planner:
             [(b + _VALUE_OFFSET) << _COUNT_BITS | _COUNT_MASK for b in row] for row in self.base
         ]
         self._counter = 0
-        self.core: Any = None
+        self.core: _CompiledPlanner | None = None
         fits = _accelerator is not None and (
             p.n <= _accelerator.MAX_CARDS and spaces <= _accelerator.MAX_SPACES
         )
@@ -800,7 +803,7 @@ class _Planner:
     @property
     def counter(self) -> int:
         """How many positions the search has generated (over every call of :meth:`run`)."""
-        return int(self.core.counter) if self.core is not None else self._counter
+        return self.core.counter if self.core is not None else self._counter
 
     def finish(self, key: int) -> list[_Move]:
         seen = self.seen
