@@ -24,7 +24,7 @@ from attrs import frozen
 from skillcheck.cards import Card
 from skillcheck.engine import Outcome
 from skillcheck.errors import ParameterError
-from skillcheck.lines import shorten_line
+from skillcheck.lines import position_key, shorten_line
 from skillcheck.three_towers import (
     DECK,
     Quota,
@@ -180,13 +180,9 @@ def _quota_met(game: ThreeTowers, towers: Towers) -> bool:
     return any(len(t) >= variant.quota and all(c.bears(variant.suit) for c in t) for t in towers)
 
 
-def _key(towers: Towers) -> tuple[tuple[int, ...], ...]:
-    return tuple(sorted(tuple(c.index for c in t) for t in towers))
-
-
 def _tower_plans(towers: Towers, depth: int) -> list[tuple[Towers, tuple[TowerMove, ...]]]:
     """Arrangements reachable with up to ``depth`` tower moves (one path each, shortest first)."""
-    seen = {_key(towers)}
+    seen = {position_key(towers)}
     frontier: list[tuple[Towers, tuple[TowerMove, ...]]] = [(towers, ())]
     plans = list(frontier)
     for _ in range(depth):
@@ -194,7 +190,7 @@ def _tower_plans(towers: Towers, depth: int) -> list[tuple[Towers, tuple[TowerMo
         for current, moves in frontier:
             for move in legal_tower_moves(current, None):
                 after = apply_tower_move(current, move, None)
-                key = _key(after)
+                key = position_key(after)
                 if key not in seen:
                     seen.add(key)
                     nxt.append((after, (*moves, move)))
@@ -283,11 +279,6 @@ def _after(observation: ThreeTowersObservation, plan: Sequence[TowerMove]) -> To
     return towers
 
 
-def _position_key(towers: Towers) -> tuple[tuple[int, ...], ...]:
-    """Towers as a position: their order does not matter."""
-    return tuple(sorted(tuple(c.index for c in t) for t in towers))
-
-
 def _plan_prefix(moves: Sequence[TowerMove]) -> tuple[TowerMove, ...]:
     """The moves up to and including the first deck move (the next irreversible choice)."""
     for index, move in enumerate(moves):
@@ -347,7 +338,7 @@ class StrongBot(_PlanFollower):
             )  # fmt: skip
             if solution.result == "win" and solution.moves:
                 plan = _plan_prefix(solution.moves)
-                key = _position_key(_after(observation, plan))
+                key = position_key(_after(observation, plan))
                 known, voters = proposals.get(key, (plan, set()))
                 proposals[key] = (min(known, plan, key=len), voters | {index})
         if not proposals:

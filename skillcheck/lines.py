@@ -22,12 +22,13 @@ from skillcheck.three_towers import (
     legal_tower_moves,
 )
 
-__all__ = ["shorten_line"]
+__all__ = ["position_key", "shorten_line"]
 
 Towers = tuple[tuple[Card, ...], ...]
 
 
-def _key(towers: Towers) -> tuple[tuple[int, ...], ...]:
+def position_key(towers: Towers) -> tuple[tuple[int, ...], ...]:
+    """Towers as a position: the same key for any order of the towers (they are alike)."""
     return tuple(sorted(tuple(c.index for c in t) for t in towers))
 
 
@@ -42,7 +43,7 @@ def _without_loops(
     position = 0
     path: list[TowerMove] = []
     seen: dict[tuple[tuple[tuple[int, ...], ...], int], tuple[int, Towers]] = {
-        (_key(towers), 0): (0, towers)
+        (position_key(towers), 0): (0, towers)
     }
     for move in moves:
         source = move.source if move.source == DECK else label[move.source - 1] + 1
@@ -50,7 +51,7 @@ def _without_loops(
         top = deck[position] if step.source == DECK else None
         towers = apply_tower_move(towers, step, top)
         position += step.source == DECK
-        key = (_key(towers), position)
+        key = (position_key(towers), position)
         if key in seen:
             length, earlier = seen[key]
             del path[length:]
