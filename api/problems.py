@@ -55,6 +55,7 @@ STATUS_BY_CODE: dict[str, tuple[int, str]] = {
     "invalid-parameter": (422, "Invalid parameter"),
     "parse-error": (422, "Unreadable input"),
     "unknown-game": (422, "Unknown game"),
+    "unknown-deck": (404, "Unknown deck"),
     "unknown-card": (422, "Unknown card"),
     "unknown-suit": (422, "Unknown suit"),
     "illegal-move": (422, "Illegal move"),

@@ -1,4 +1,4 @@
-"""Compare the compiled planner (skillcheck/_planner.c) with the Python one on fixed searches.
+"""Compare the compiled planner (Three Towers' _planner.c) with the Python one on fixed searches.
 
     python3 benchmarks/planner_speed.py
     python3 benchmarks/planner_speed.py --seeds 43 66 --positions 300000 --rounds 3
@@ -26,9 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rich.console import Console
 from rich.table import Table
 
-from skillcheck import solver
-from skillcheck.solver import _Budget, _Planner, _Problem, _Target, _targets
-from skillcheck.three_towers import ThreeTowers
+from skillcheck.games.three_towers import ThreeTowers, solver
+from skillcheck.games.three_towers.solver import _Budget, _Planner, _Problem, _Target, _targets
 
 
 def one_search(seed: int, positions: int, compiled: bool) -> tuple[float, int]:

@@ -25,16 +25,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-from skillcheck import solver
 from skillcheck.engine import Status
-from skillcheck.solver import solve
-from skillcheck.three_towers import ThreeTowers
+from skillcheck.games.three_towers import ThreeTowers, solver
+from skillcheck.games.three_towers.solver import solve
 
 
 def planner_line() -> str:
-    """Which planner ran: the compiled one (skillcheck/_planner.c) or the Python one."""
+    """Which planner ran: the compiled one (Three Towers' _planner.c) or the Python one."""
     if solver.accelerated():
-        return "planner: compiled (skillcheck._planner)"
+        return "planner: compiled (skillcheck.games.three_towers._planner)"
     return "planner: Python (the compiled one is not built, or SKILLCHECK_PURE_PYTHON is set)"
 
 

@@ -9,6 +9,7 @@ A flat, importable core::
     state.observation()
 """
 
+import skillcheck.games  # noqa: F401  (registers the built-in games)
 from skillcheck.cards import DECKTET, NUMERALS, Card, Rank, Suit, card, parse_cards
 from skillcheck.engine import (
     GAMES,
@@ -43,8 +44,7 @@ from skillcheck.errors import (
     UnknownSuitError,
     VersionConflictError,
 )
-from skillcheck.rng import MAX_SEED, Pcg32, draw_seed
-from skillcheck.three_towers import (
+from skillcheck.games.three_towers import (
     DECK,
     Ivory,
     Quota,
@@ -56,6 +56,7 @@ from skillcheck.three_towers import (
     level_deck,
     quota_deck,
 )
+from skillcheck.rng import MAX_SEED, Pcg32, draw_seed
 
 __version__ = "0.1.0"
 

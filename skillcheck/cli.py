@@ -39,11 +39,7 @@ from skillcheck import __version__
 from skillcheck.cards import DECKTET, Card, Rank, Suit
 from skillcheck.engine import GAMES, Game, Move, Outcome, State, game_class
 from skillcheck.errors import ParseError, SkillcheckError
-from skillcheck.odds import PERFECT_PLAY_STATES
-from skillcheck.records import GameRecord, read_json_object, verify
-from skillcheck.rng import draw_seed, validate_seed
-from skillcheck.serialization import game_params
-from skillcheck.three_towers import (
+from skillcheck.games.three_towers import (
     DECK,
     Ivory,
     Quota,
@@ -51,6 +47,10 @@ from skillcheck.three_towers import (
     ThreeTowersObservation,
     TowerMove,
 )
+from skillcheck.odds import PERFECT_PLAY_STATES
+from skillcheck.records import GameRecord, read_json_object, verify
+from skillcheck.rng import draw_seed, validate_seed
+from skillcheck.serialization import game_params
 
 __all__ = ["FRONTENDS", "Frontend", "GameOptions", "main"]
 
@@ -1039,7 +1039,7 @@ def solve(
       skillcheck solve three-towers --deal "Author,Desert,Origin,Journey,Painter,Savage"
       skillcheck solve three-towers --seed 7 --suit moons --skill 6 --quota 5 --json
     """
-    from skillcheck.solver import solve as solve_deal
+    from skillcheck.games.three_towers.solver import solve as solve_deal
 
     options = _options_from(kwargs)
     with _library_errors():
@@ -1057,7 +1057,7 @@ def solve(
             cards = game.deal(seed)
         solution = solve_deal(game, cards, max_states=max_states, max_seconds=max_seconds)
         if solution.result == "win" and shorten:
-            from skillcheck.lines import shorten_line
+            from skillcheck.games.three_towers.lines import shorten_line
 
             line = shorten_line(game, game.state_from_deal(cards), solution.moves)
             solution = attrs.evolve(solution, moves=line)
@@ -1124,7 +1124,7 @@ def autoplay(
     Example:
       skillcheck autoplay three-towers --suit suns --skill 6 --quota 4 --bot strong
     """
-    from skillcheck.bots import autoplay as run_bot
+    from skillcheck.games.three_towers.bots import autoplay as run_bot
 
     options = _options_from(kwargs)
     with _library_errors():

@@ -36,6 +36,10 @@ class UnknownSuitError(ParseError):
     code = "unknown-suit"
 
 
+class UnknownDeckError(ParseError):
+    code = "unknown-deck"
+
+
 class UnknownGameError(ParseError):
     code = "unknown-game"
 

@@ -27,8 +27,8 @@ from attrs import frozen
 
 from skillcheck.cards import Suit
 from skillcheck.errors import ParameterError
+from skillcheck.games.three_towers import ThreeTowers
 from skillcheck.rng import MAX_SEED, Pcg32
-from skillcheck.three_towers import ThreeTowers
 
 __all__ = [
     "METHODS",
@@ -214,11 +214,11 @@ PERFECT_PLAY_STATES = 5_000_000
 def _play(game: ThreeTowers, method: str, deal_seed: int, solver_states: int) -> tuple[bool, bool]:
     """(success, undecided) of one game by one method."""
     if method == "perfect":
-        from skillcheck.solver import solve
+        from skillcheck.games.three_towers.solver import solve
 
         solution = solve(game, game.deal(deal_seed), max_states=solver_states)
         return solution.result == "win", solution.result == "unknown"
-    from skillcheck.bots import autoplay, make_bot
+    from skillcheck.games.three_towers.bots import autoplay, make_bot
 
     outcome = autoplay(game, make_bot(method), deal_seed).outcome
     assert outcome is not None

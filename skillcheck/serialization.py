@@ -1,55 +1,40 @@
 """The one cattrs converter used at the library's edges (records, CLI JSON, later the API).
 
-Cards travel as their codes, suits as lowercase names, enums as their values, and the Three
-Towers variant as a tagged union whose ``kind`` names the variant.
+Cards travel as their codes, suits as lowercase names, enums as their values. Nothing here
+names a game: a game that needs hooks of its own (a tagged union of variants, its own card
+type) registers them on :data:`converter` in its own module.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import cattrs
 
-from skillcheck.cards import Card, Suit
+from skillcheck.cards import DECKS, Deck
 from skillcheck.engine import Game, game_class
 from skillcheck.errors import ParameterError, SkillcheckError
-from skillcheck.three_towers import VARIANTS, Ivory, Quota, Standard, Variant
 
 __all__ = ["converter", "game_from_params", "game_params"]
 
 converter = cattrs.Converter(forbid_extra_keys=True)
-converter.register_unstructure_hook(Card, lambda c: c.code)
-converter.register_structure_hook(Card, lambda v, _: Card.parse(v))
-converter.register_unstructure_hook(Suit, lambda s: s.value)
-converter.register_structure_hook(Suit, lambda v, _: Suit.parse(v))
-VARIANT_CLASSES = (Standard, Ivory, Quota)
 
 
-def _unstructure_variant(variant: Variant) -> dict[str, Any]:
-    return {"kind": variant.kind, **converter.unstructure_attrs_asdict(variant)}
+def _card_code(card: Any) -> str:
+    return str(card.code)
 
 
-def _structure_variant(value: Any, _: Any) -> Variant:
-    """The tagged union: ``{"kind": "quota", ...}``; a bare kind string for variants without
-    fields (``"standard"``)."""
-    data = {"kind": value} if isinstance(value, str) else value
-    kind = data.get("kind") if isinstance(data, dict) else None
-    if kind not in VARIANTS:
-        raise ParameterError(
-            "variant",
-            f"variant {kind if kind is not None else value!r} is not allowed: the variants are "
-            f"{', '.join(VARIANTS)}",
-        )
-    fields = {k: v for k, v in data.items() if k != "kind"}
-    return converter.structure(fields, VARIANTS[kind])
+def _card_parser(deck: Deck) -> Callable[[Any, Any], Any]:
+    def structure(value: Any, _type: Any) -> Any:
+        return deck.parse(value)
+
+    return structure
 
 
-converter.register_unstructure_hook(Variant, _unstructure_variant)
-for _cls in VARIANT_CLASSES:
-    converter.register_unstructure_hook(_cls, _unstructure_variant)
-converter.register_structure_hook(Variant, _structure_variant)
-
-
+for _deck in DECKS.values():  # every deck's cards travel as their codes
+    converter.register_unstructure_hook(_deck.card_type, _card_code)
+    converter.register_structure_hook(_deck.card_type, _card_parser(_deck))
 def _first_domain_error(exc: BaseException) -> SkillcheckError | None:
     if isinstance(exc, SkillcheckError):
         return exc

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from skillcheck import Status, ThreeTowers, ThreeTowersObservation, TowerMove
-from skillcheck.bots import (
+from skillcheck.errors import ParameterError
+from skillcheck.games.three_towers.bots import (
     FastBot,
     StrongBot,
     autoplay,
@@ -17,7 +18,6 @@ from skillcheck.bots import (
     resolve_check,
     sample_deck,
 )
-from skillcheck.errors import ParameterError
 
 
 class SpyBot:
@@ -150,8 +150,8 @@ def test_bots_play_short_lines_not_the_search_path(bot_name: str, seed: int) -> 
 def test_fast_bot_endgame_is_shortened() -> None:
     """Once the deck is empty the fast bot solves exactly; the line it plays is the solver's
     line shortened (never longer, and here far shorter)."""
-    from skillcheck.bots import visible_state
-    from skillcheck.solver import solve
+    from skillcheck.games.three_towers.bots import visible_state
+    from skillcheck.games.three_towers.solver import solve
 
     game = ThreeTowers(level=6)
     state = game.new_state(CAPPED_LEVEL_6_DEALS[1])

@@ -1,6 +1,6 @@
-"""The compiled planner (skillcheck/_planner.c) searches exactly what the Python one searches.
+"""The compiled planner (Three Towers' _planner.c) searches exactly what the Python one searches.
 
-Both implementations of ``skillcheck.solver._Planner.run`` must generate the same positions in
+Both implementations of ``solver._Planner.run`` must generate the same positions in
 the same order: the same counts, the same lines, the same places where a budget stops them.
 """
 
@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skillcheck import solver
 from skillcheck.engine import Status
-from skillcheck.solver import (
+from skillcheck.games.three_towers import DECK, Quota, ThreeTowers, TowerMove, solver
+from skillcheck.games.three_towers.solver import (
     _Budget,
     _OutOfBudget,
     _Planner,
@@ -30,7 +30,6 @@ from skillcheck.solver import (
     _targets,
     solve,
 )
-from skillcheck.three_towers import DECK, Quota, ThreeTowers, TowerMove
 
 needs_compiled = pytest.mark.skipif(
     os.environ.get("SKILLCHECK_PURE_PYTHON") is not None,
@@ -44,7 +43,7 @@ def test_the_compiled_planner_is_built() -> None:
     if os.environ.get("SKILLCHECK_PURE_PYTHON"):
         assert not solver.accelerated()
     else:
-        assert solver.accelerated(), "skillcheck._planner is not built: reinstall with a compiler"
+        assert solver.accelerated(), "the compiled planner is not built: reinstall with a compiler"
 
 
 def _goals(p: _Problem) -> list[_Target]:

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from skillcheck import MAX_SEED, NUMERALS, SkillcheckError, Suit, ThreeTowers
+from skillcheck.games.three_towers import Quota, level_deck
 from skillcheck.serialization import game_from_params, game_params
-from skillcheck.three_towers import Quota, level_deck
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "deals.json"

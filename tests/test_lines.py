@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from skillcheck import ThreeTowers
-from skillcheck.lines import shorten_line
-from skillcheck.solver import solve
+from skillcheck.games.three_towers.lines import shorten_line
+from skillcheck.games.three_towers.solver import solve
 
 GAMES = [
     ThreeTowers(level=5),

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from skillcheck import ThreeTowers
-from skillcheck.bots import FastBot
 from skillcheck.errors import ParameterError
+from skillcheck.games.three_towers import level_deck
+from skillcheck.games.three_towers.bots import FastBot
+from skillcheck.games.three_towers.solver import solve
 from skillcheck.odds import deal_seeds, quota_odds, standard_odds, wilson_interval
-from skillcheck.solver import solve
-from skillcheck.three_towers import level_deck
 
 
 def test_wilson_interval_known_values() -> None:

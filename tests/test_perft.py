@@ -1,7 +1,7 @@
 """Perft: count the legal move sequences to a depth, library against a reference implementation.
 
 The reference below is written from the seed's rules alone and does not use
-skillcheck.three_towers: cards are plain ``(rank, suits)`` tuples, a position is the remaining
+skillcheck.games.three_towers: cards are plain ``(rank, suits)`` tuples, a position is the remaining
 deck (top card first) and the towers (bottom card first), and its move generator is a loop over
 sources (the deck's top card, each tower's top card) and targets (every other tower space).
 Only the deal, as cards, comes from the library (card data is checked in test_cards.py).

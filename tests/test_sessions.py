@@ -35,6 +35,7 @@ from skillcheck import (
     UndoError,
     UnknownGameError,
 )
+from skillcheck.games.three_towers.solver import solve
 from skillcheck.records import GameRecord, verify
 from skillcheck.serialization import converter, game_params
 from skillcheck.sessions import (
@@ -55,7 +56,6 @@ from skillcheck.sessions import (
     compute_commitment,
     verify_commitment,
 )
-from skillcheck.solver import solve
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = {"level": 4, "spaces": 4}  # seed 1 is winnable (the solver finds a 13-move line)

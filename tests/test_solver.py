@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from skillcheck.cards import Card
 from skillcheck.engine import Status
-from skillcheck.solver import Solution, _Problem, _Target, solve
-from skillcheck.three_towers import ThreeTowers, ThreeTowersState
+from skillcheck.games.three_towers import ThreeTowers, ThreeTowersState
+from skillcheck.games.three_towers.solver import Solution, _Problem, _Target, solve
 
 
 def brute_force(game: ThreeTowers, state: ThreeTowersState) -> bool:
@@ -183,7 +183,7 @@ def test_finished_start_position() -> None:
 
 
 def test_macro_moves_expand_to_single_legal_moves() -> None:
-    from skillcheck.solver import _expand, _first_win, _Problem
+    from skillcheck.games.three_towers.solver import _expand, _first_win, _Problem
 
     game = ThreeTowers(level=9)
     run = tuple(Card.parse(c) for c in ("9MS", "8MS", "7ML", "6MW", "5ML"))
@@ -237,7 +237,7 @@ def test_quota_8_uses_the_finished_arrangements() -> None:
 
 
 def test_pure_arrangements_hold_the_suit_chain() -> None:
-    from skillcheck.solver import _Problem, _targets
+    from skillcheck.games.three_towers.solver import _Problem, _targets
 
     game = ThreeTowers.quota_check("moons", 8, 8)
     p = _Problem(game, ((),) * game.spaces, game.deal(0))
@@ -272,7 +272,7 @@ def test_small_budget_end_game_from_a_live_position() -> None:
 def test_planner_resumes_where_it_stopped() -> None:
     """A planner search run to 5,000 positions and then resumed to 40,000 does exactly what one
     run to 40,000 does (its heap and seen table are kept, nothing is generated twice)."""
-    from skillcheck.solver import _Budget, _Planner, _Problem, _Target, _targets
+    from skillcheck.games.three_towers.solver import _Budget, _Planner, _Problem, _Target, _targets
 
     game = ThreeTowers(level=9)
     p = _Problem(game, ((),) * game.spaces, game.deal(108))
@@ -326,7 +326,7 @@ def test_position_key_is_the_sorted_towers(
 ) -> None:
     """The planner's int key identifies a position exactly up to the order of its towers: two
     positions get the same key if and only if their sorted towers are equal."""
-    from skillcheck.solver import _below_key
+    from skillcheck.games.three_towers.solver import _below_key
 
     _, towers_a, shuffled_a = a
     _, towers_b, _ = b
@@ -342,7 +342,7 @@ def test_position_key_updates_with_one_xor(
 ) -> None:
     """Moving a tower's top run onto another tower changes one card's field of the key: the
     planner's incremental update equals the key computed afresh."""
-    from skillcheck.solver import _BOTTOM, _below_key
+    from skillcheck.games.three_towers.solver import _BOTTOM, _below_key
 
     spaces, towers, _ = position
     sources = [i for i, t in enumerate(towers) if t]
@@ -373,7 +373,13 @@ def test_position_key_updates_with_one_xor(
 def test_quota_planner_resumes_where_it_stopped() -> None:
     """Quota goals are resumed too: a search run to 2,000 positions and then resumed to 30,000
     does what one run to 30,000 does."""
-    from skillcheck.solver import _Budget, _Planner, _Problem, _quota_targets, _Target
+    from skillcheck.games.three_towers.solver import (
+        _Budget,
+        _Planner,
+        _Problem,
+        _quota_targets,
+        _Target,
+    )
 
     game = ThreeTowers.quota_check("moons", 8, 8)
     p = _Problem(game, ((),) * game.spaces, game.deal(4))
@@ -409,7 +415,7 @@ def test_overlapping_solves_keep_the_collector_paused_until_the_last_ends() -> N
     import gc
     import threading
 
-    from skillcheck.solver import _collector_paused
+    from skillcheck.games.three_towers.solver import _collector_paused
 
     first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
     seen: dict[str, bool] = {}
@@ -442,11 +448,11 @@ def _plain_planner(
 ) -> tuple[bool, int]:
     """The planner written plainly (children listed, keys as sorted tuples, costs summed afresh):
     (whether it won, how many positions it generated). The hot loop of
-    ``skillcheck.solver._Planner`` must explore exactly the same positions in the same order."""
+    ``solver._Planner`` must explore exactly the same positions in the same order."""
     import heapq
 
-    from skillcheck.solver import _W_ROOM
-    from skillcheck.three_towers import Quota
+    from skillcheck.games.three_towers import Quota
+    from skillcheck.games.three_towers.solver import _W_ROOM
 
     onto, deck, nd = p.onto, p.deck, len(p.deck)
     w_deck, w_empty = weights
@@ -546,9 +552,9 @@ def _plain_planner(
 def test_hot_loop_explores_what_the_plain_planner_explores(
     game: ThreeTowers, seed: int, goal: int, limit: int, compiled: bool
 ) -> None:
-    from skillcheck.solver import _Budget, _Planner, _quota_targets
-    from skillcheck.solver import _targets as arrangements
-    from skillcheck.three_towers import Quota
+    from skillcheck.games.three_towers import Quota
+    from skillcheck.games.three_towers.solver import _Budget, _Planner, _quota_targets
+    from skillcheck.games.three_towers.solver import _targets as arrangements
 
     p = _Problem(game, ((),) * game.spaces, game.deal(seed))
     if isinstance(game.variant, Quota):
@@ -572,7 +578,7 @@ def test_quota_arrangements_when_the_suit_is_not_complete() -> None:
     """Skill 7 (one suited card left out): the arrangements chain every suited card of the deck
     from the highest down (skipping the missing rank) and every other card onto a card one rank
     higher that shares a suit, so each chain is a legal tower; one chain is pure."""
-    from skillcheck.solver import _quota_arrangements
+    from skillcheck.games.three_towers.solver import _quota_arrangements
 
     game = ThreeTowers.quota_check("moons", 7, 7)
     p = _Problem(game, ((),) * game.spaces, game.deal(49))
@@ -595,7 +601,7 @@ def test_quota_arrangements_when_the_suit_is_not_complete() -> None:
     # on a full deck they are the finished arrangements with a pure chain, in the same order
     full = ThreeTowers.quota_check("moons", 8, 8)
     q = _Problem(full, ((),) * full.spaces, full.deal(0))
-    from skillcheck.solver import _targets
+    from skillcheck.games.three_towers.solver import _targets
 
     assert _quota_arrangements(q) == _targets(q, pure_only=True)
 
@@ -624,7 +630,7 @@ def test_quota_agrees_with_brute_force(
     force's, and a win's line replays. Small games are decided by the first exhaustive search,
     so the planner (quota goals and arrangements) is also run on its own: a line it finds must
     replay to a win (``_first_win`` checks every move), so it finds none in a lost deal."""
-    from skillcheck.solver import _Budget, _first_win, _OutOfBudget, _planned
+    from skillcheck.games.three_towers.solver import _Budget, _first_win, _OutOfBudget, _planned
 
     skill = data.draw(st.integers(1, level - 1), label="skill")
     quota = data.draw(st.integers(1, skill), label="quota")
@@ -647,7 +653,7 @@ def test_quota_agrees_with_brute_force(
 def test_first_goal_with_weights_4_6_wins_seed_199() -> None:
     """Seed 199 (level 9) is unknown to the lead search (4, 3) within 400,000 positions; the
     first arrangement with weights (4, 6) wins it within 110,000, and the line replays."""
-    from skillcheck.solver import _SECOND_WEIGHTS, _Budget, _Planner, _targets
+    from skillcheck.games.three_towers.solver import _SECOND_WEIGHTS, _Budget, _Planner, _targets
 
     assert (4, 6) in _SECOND_WEIGHTS
     game = ThreeTowers(level=9)
@@ -656,7 +662,7 @@ def test_first_goal_with_weights_4_6_wins_seed_199() -> None:
     planner = _Planner(p, _Target(p, _targets(p)[0]), list(p.start_towers), (4, 6))
     line, _short = planner.run(_Budget(None, None), 110_000)
     assert line is not None
-    from skillcheck.three_towers import DECK, TowerMove
+    from skillcheck.games.three_towers import DECK, TowerMove
 
     state = game.state_from_deal(deal)
     for s, d in line:
@@ -669,7 +675,7 @@ def test_second_weights_come_after_the_lead_search(monkeypatch: pytest.MonkeyPat
     """The extra weight settings run after the lead search's pass-2 share: a deal that the lead
     search wins in pass 2 (seed 4, about 456,000 positions) is solved with exactly as many
     positions with or without them; seed 199 is won within 1,050,000 positions with them."""
-    from skillcheck import solver
+    from skillcheck.games.three_towers import solver
 
     game = ThreeTowers(level=9)
     with_extra = solve(game, game.deal(4), max_states=1_050_000)

@@ -14,10 +14,10 @@ from litestar.testing import TestClient
 from api.app import create_app
 from api.settings import Settings
 from skillcheck.cards import Card
+from skillcheck.games.three_towers import ThreeTowers, ThreeTowersState
+from skillcheck.games.three_towers.solver import solve
 from skillcheck.serialization import game_from_params
 from skillcheck.sessions import RevealedRecord
-from skillcheck.solver import solve
-from skillcheck.three_towers import ThreeTowers, ThreeTowersState
 
 GM_KEY = "gm-test-key-1"
 OTHER_GM_KEY = "gm-test-key-2"

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 
-from skillcheck.cards import Card
-from skillcheck.three_towers import (
+from skillcheck.cards.decktet import Card
+from skillcheck.games.three_towers.rules import (
     DECK,
     ThreeTowers,
     ThreeTowersState,

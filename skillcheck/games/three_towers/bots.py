@@ -21,11 +21,11 @@ from typing import Any, Protocol
 
 from attrs import frozen
 
-from skillcheck.cards import Card
+from skillcheck.cards.decktet import Card
 from skillcheck.engine import Outcome
 from skillcheck.errors import ParameterError
-from skillcheck.lines import position_key, shorten_line
-from skillcheck.three_towers import (
+from skillcheck.games.three_towers.lines import position_key, shorten_line
+from skillcheck.games.three_towers.rules import (
     DECK,
     Quota,
     ThreeTowers,
@@ -260,7 +260,7 @@ class FastBot(_PlanFollower):
         return choice
 
     def _endgame(self, game: ThreeTowers, observation: ThreeTowersObservation) -> list[TowerMove]:
-        from skillcheck.solver import solve
+        from skillcheck.games.three_towers.solver import solve
 
         start = visible_state(game, observation)
         solution = solve(game, (), start=start, max_states=self.endgame_states)
@@ -317,14 +317,14 @@ class StrongBot(_PlanFollower):
         return self._follow(plan, observation)
 
     def _wins(self, game: ThreeTowers, start: ThreeTowersState) -> bool:
-        from skillcheck.solver import solve
+        from skillcheck.games.three_towers.solver import solve
 
         return solve(game, (), start=start, max_states=self.solver_states).result == "win"
 
     def _best_plan(
         self, game: ThreeTowers, observation: ThreeTowersObservation
     ) -> tuple[TowerMove, ...] | None:
-        from skillcheck.solver import solve
+        from skillcheck.games.three_towers.solver import solve
 
         decks = [sample_deck(game, observation, self._rng) for _ in range(self.samples)]
         # plans are grouped by the position they lead to (the placed card is the visible top

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from attrs import field, frozen
 
-from skillcheck.cards import NUMERALS, Card, Suit, split_codes
+from skillcheck.cards.decktet import NUMERALS, Card, Suit, split_codes
 from skillcheck.engine import (
     EndReason,
     Game,
@@ -29,6 +29,7 @@ from skillcheck.engine import (
 )
 from skillcheck.errors import ParameterError, ParseError
 from skillcheck.rng import Pcg32, validate_seed
+from skillcheck.serialization import converter
 
 __all__ = [
     "DECK",
@@ -109,6 +110,33 @@ Variant = Standard | Ivory | Quota
 VARIANTS: dict[str, type[Standard] | type[Ivory] | type[Quota]] = {
     v.kind: v for v in (Standard, Ivory, Quota)
 }
+
+
+def _unstructure_variant(variant: Variant) -> dict[str, Any]:
+    return {"kind": variant.kind, **converter.unstructure_attrs_asdict(variant)}
+
+
+def _structure_variant(value: Any, _: Any) -> Variant:
+    """The tagged union: ``{"kind": "quota", ...}``; a bare kind string for variants without
+    fields (``"standard"``)."""
+    data = {"kind": value} if isinstance(value, str) else value
+    kind = data.get("kind") if isinstance(data, dict) else None
+    if kind not in VARIANTS:
+        raise ParameterError(
+            "variant",
+            f"variant {kind if kind is not None else value!r} is not allowed: the variants are "
+            f"{', '.join(VARIANTS)}",
+        )
+    fields = {k: v for k, v in data.items() if k != "kind"}
+    return converter.structure(fields, VARIANTS[kind])
+
+
+converter.register_unstructure_hook(Suit, lambda s: s.value)
+converter.register_structure_hook(Suit, lambda v, _: Suit.parse(v))
+converter.register_unstructure_hook(Variant, _unstructure_variant)
+for _cls in (Standard, Ivory, Quota):
+    converter.register_unstructure_hook(_cls, _unstructure_variant)
+converter.register_structure_hook(Variant, _structure_variant)
 
 
 # ---- decks ---------------------------------------------------------------------------------------
@@ -218,7 +246,7 @@ class ThreeTowers(Game[TowerMove]):
                 )
 
     def can_win(self, state: State[TowerMove], *, max_states: int = 200_000) -> bool | None:
-        from skillcheck.solver import solve
+        from skillcheck.games.three_towers.solver import solve
 
         assert isinstance(state, ThreeTowersState)
         result = solve(self, (), start=state, max_states=max_states).result

@@ -39,8 +39,8 @@ How it works (see also ``/work/shared/reference/three-towers-solving.md``):
   transposition set and every legal move (modulo symmetries: all empty spaces are alike, a lone
   card never moves to an empty space). Only this phase (and phase 1) answers "loss", after every
   reachable position was visited.
-- The planner's hot loop also exists in C (``skillcheck/_planner.c``, built on install when a
-  compiler is there): the same search, position for position, about ten times faster;
+- The planner's hot loop also exists in C (``_planner.c`` beside this module, built on install when
+  a compiler is there): the same search, position for position, about ten times faster;
   :class:`_Planner` uses it unless ``SKILLCHECK_PURE_PYTHON`` is set (:func:`accelerated`).
 - Every line is replayed on bit sets against the placement rules before it is returned.
 - The cyclic garbage collector is off while :func:`solve` runs (restored afterwards): the
@@ -62,8 +62,8 @@ from typing import TYPE_CHECKING, Literal
 
 from attrs import frozen
 
-from skillcheck.cards import Card
-from skillcheck.three_towers import (
+from skillcheck.cards.decktet import Card
+from skillcheck.games.three_towers.rules import (
     DECK,
     Ivory,
     Quota,
@@ -73,13 +73,13 @@ from skillcheck.three_towers import (
 )
 
 if TYPE_CHECKING:
-    from skillcheck._planner import Planner as _CompiledPlanner
+    from skillcheck.games.three_towers._planner import Planner as _CompiledPlanner
 
 __all__ = ["Result", "Solution", "accelerated", "solve"]
 
 _accelerator: ModuleType | None
-try:  # the planner's hot loop compiled from skillcheck/_planner.c (built on install)
-    from skillcheck import _planner as _accelerator
+try:  # the planner's hot loop compiled from _planner.c (built on install)
+    from skillcheck.games.three_towers import _planner as _accelerator
 except ImportError:  # no C compiler at install time: the same search in Python
     _accelerator = None
 if os.environ.get("SKILLCHECK_PURE_PYTHON"):
@@ -87,7 +87,7 @@ if os.environ.get("SKILLCHECK_PURE_PYTHON"):
 
 
 def accelerated() -> bool:
-    """Whether the planner runs compiled (``skillcheck._planner``, built from C on install) or
+    """Whether the planner runs compiled (``_planner``, built from C on install) or
     in Python (set ``SKILLCHECK_PURE_PYTHON=1`` to force it). Both search the same positions in
     the same order; the compiled one is about ten times faster."""
     return _accelerator is not None
@@ -709,7 +709,7 @@ class _Planner:
         *,
         compiled: bool | None = None,
     ) -> None:
-        """``compiled``: run the search in C (``skillcheck._planner``) or in Python; by default
+        """``compiled``: run the search in C (``_planner``) or in Python; by default
         in C when it was built and the game fits it (at most 24 cards and 8 towers)."""
         self.p = p
         self.tg = tg

@@ -1,4 +1,4 @@
-"""Type stub of the compiled planner (skillcheck/_planner.c); see skillcheck.solver._Planner."""
+"""Type stub of the compiled planner (_planner.c beside it); see ``solver._Planner``."""
 
 from collections.abc import Callable, Sequence
 

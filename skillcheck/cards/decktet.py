@@ -15,10 +15,12 @@ from collections.abc import Iterable
 
 from attrs import frozen
 
+from skillcheck.cards import Deck, register_deck
 from skillcheck.errors import UnknownCardError, UnknownSuitError
 
 __all__ = [
     "DECKTET",
+    "DECKTET_DECK",
     "NUMERALS",
     "Card",
     "Rank",
@@ -293,3 +295,40 @@ def parse_cards(items: str | Iterable[str | Card]) -> tuple[Card, ...]:
     else:
         parts = items
     return tuple(Card.parse(p) for p in parts)
+
+
+def _rank_json(c: Card) -> str | None:
+    return None if c.rank is None else c.rank.label
+
+
+def _card_json(c: Card) -> dict[str, object]:
+    return {
+        "code": c.code,
+        "name": c.name,
+        "short_name": c.short_name,
+        "title": c.title,
+        "label": c.label,
+        "rank": _rank_json(c),
+        "rank_char": "E" if c.rank is None else c.rank.char,
+        "value": None if c.rank is None else c.rank.number,
+        "suits": [s.letter for s in c.suits],
+    }
+
+
+def _suits_json() -> list[dict[str, object]]:
+    return [{"letter": s.letter, "name": s.title, "symbol": s.symbol} for s in Suit]
+
+
+#: The Decktet in the deck registry (``skillcheck.cards.DECKS["decktet"]``).
+DECKTET_DECK = register_deck(
+    Deck(
+        name="decktet",
+        title="The Decktet",
+        cards=DECKTET,
+        card_type=Card,
+        parse=Card.parse,
+        card_json=_card_json,
+        suits_json=_suits_json,
+        code_help="a rank (A, 2-9, P, C, X) then suit letters (M S W L Y K), or E: 2MK, AM, XM",
+    )
+)

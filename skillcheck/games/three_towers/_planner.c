@@ -1,7 +1,7 @@
 /*
- * skillcheck._planner: the planner's hot loop in C (optional accelerator).
+ * skillcheck.games.three_towers._planner: the planner's hot loop in C (optional accelerator).
  *
- * The same search as skillcheck.solver._Planner.run, position for position: the same children
+ * The same search as skillcheck.games.three_towers.solver._Planner.run, position for position: the same children
  * in the same order, the same keys (five bits per card naming the card below it, so the towers'
  * order does not matter), the same tower costs and the same packed heap values, so ties break
  * the same way. tests/test_solver.py runs both and compares the positions they generate and the
@@ -194,7 +194,7 @@ static uint64_t heap_pop(Planner *self)
     return top;
 }
 
-/* ---- tower costs (skillcheck.solver._Target.tower) --------------------------------------- */
+/* ---- tower costs (skillcheck.games.three_towers.solver._Target.tower) --------------------------------------- */
 
 static int costs_grow(Planner *self)
 {
@@ -914,8 +914,8 @@ static PyMethodDef Planner_methods[] = {
 
 static PyTypeObject PlannerType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "skillcheck._planner.Planner",
-    .tp_doc = PyDoc_STR("One resumable planner search (see skillcheck.solver._Planner)."),
+    .tp_name = "skillcheck.games.three_towers._planner.Planner",
+    .tp_doc = PyDoc_STR("One resumable planner search (see skillcheck.games.three_towers.solver._Planner)."),
     .tp_basicsize = sizeof(Planner),
     .tp_itemsize = 0,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
@@ -930,8 +930,8 @@ static PyTypeObject PlannerType = {
 
 static struct PyModuleDef planner_module = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "skillcheck._planner",
-    .m_doc = "The Three Towers planner's hot loop in C (optional; skillcheck.solver falls back "
+    .m_name = "skillcheck.games.three_towers._planner",
+    .m_doc = "The Three Towers planner's hot loop in C (optional; skillcheck.games.three_towers.solver falls back "
              "to the same search in Python).",
     .m_size = -1,
 };

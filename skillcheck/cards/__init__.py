@@ -1,0 +1,105 @@
+"""Decks of cards: the Decktet (``decktet``) and the standard 52-card deck (``standard``).
+
+Each deck parses its own codes: ``AS`` is the Ace of Spades in the standard deck and the Ace of
+Suns in the Decktet, and a game names the deck it uses (``Game.deck_name``). :data:`DECKS` is
+the registry front ends read (``skillcheck deck NAME``, ``GET /v1/decks/{deck}``).
+
+For convenience the Decktet's names (``Card``, ``Suit``, ``Rank``, ...) are also importable from
+here, as they were before there was a second deck.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
+
+from attrs import frozen
+
+from skillcheck.errors import UnknownDeckError
+
+__all__ = [
+    "DECKS",
+    "CardLike",
+    "Deck",
+    "deck_named",
+    "register_deck",
+]
+
+
+class CardLike(Protocol):
+    """What every deck's cards offer a front end: a compact code and names for people."""
+
+    @property
+    def code(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
+
+
+@frozen
+class Deck:
+    """One deck: its cards in canonical order and how to read and show them.
+
+    ``card_json`` gives one card as plain JSON (at least ``code``, ``name`` and ``label``);
+    ``suits_json`` the deck's suits (at least ``letter`` and ``name``), so a page draws any deck
+    from :meth:`table` alone.
+    """
+
+    name: str
+    title: str
+    cards: tuple[Any, ...]
+    card_type: type
+    parse: Callable[[Any], Any]
+    card_json: Callable[[Any], dict[str, Any]]
+    suits_json: Callable[[], list[dict[str, Any]]]
+    code_help: str
+
+    def parse_all(self, items: str | Iterable[Any]) -> tuple[Any, ...]:
+        """Cards from codes separated by spaces or commas, or from an iterable of codes."""
+        if isinstance(items, str):
+            items = items.replace(",", " ").split()
+        return tuple(self.parse(item) for item in items)
+
+    def table(self) -> dict[str, Any]:
+        """The whole deck as plain data: ``{"deck", "title", "suits", "cards"}``."""
+        return {
+            "deck": self.name,
+            "title": self.title,
+            "suits": self.suits_json(),
+            "cards": [self.card_json(c) for c in self.cards],
+        }
+
+
+DECKS: dict[str, Deck] = {}
+
+
+def register_deck(deck: Deck) -> Deck:
+    DECKS[deck.name] = deck
+    return deck
+
+
+def deck_named(name: str) -> Deck:
+    """A deck by its registry name; :class:`UnknownDeckError` names the decks there are."""
+    try:
+        return DECKS[name]
+    except KeyError:
+        raise UnknownDeckError(
+            f"unknown deck {name!r}: the decks are {', '.join(sorted(DECKS))}"
+        ) from None
+
+
+# The built-in decks register themselves on import (after the names above exist).
+from skillcheck.cards import decktet as _decktet  # noqa: E402
+from skillcheck.cards.decktet import (  # noqa: E402
+    DECKTET,
+    NUMERALS,
+    Card,
+    Rank,
+    Suit,
+    card,
+    parse_cards,
+    split_codes,
+)
+
+__all__ += ["DECKTET", "NUMERALS", "Card", "Rank", "Suit", "card", "parse_cards", "split_codes"]
+del _decktet
