@@ -24,7 +24,7 @@ from litestar.params import Parameter
 from api.problems import problem_responses
 from skillcheck.cards import Suit
 from skillcheck.errors import ParameterError
-from skillcheck.odds import quota_odds
+from skillcheck.games.three_towers.odds import quota_odds
 
 __all__ = ["MAX_DEALS", "ODDS_CACHE_SECONDS", "OddsController", "OddsRunner"]
 

@@ -1244,7 +1244,7 @@ def odds(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    from skillcheck.odds import quota_odds, standard_odds
+    from skillcheck.games.three_towers.odds import quota_odds, standard_odds
 
     methods = list(bots) or ["perfect", "fast"]
     with _library_errors():

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import attrs
@@ -31,15 +31,20 @@ from skillcheck.errors import (
 from skillcheck.rng import draw_seed, validate_seed
 
 if TYPE_CHECKING:
+    from skillcheck.board import Board, MoveView
     from skillcheck.records import GameRecord
+    from skillcheck.solving import Bot, Solver
 
 __all__ = [
     "GAMES",
+    "PARAMETER_KINDS",
+    "RESERVED_WORDS",
     "UNDO",
     "EndReason",
     "Game",
     "LegalMoves",
     "Move",
+    "Observation",
     "Outcome",
     "ParameterSpec",
     "State",
@@ -52,6 +57,10 @@ __all__ = [
 
 #: The action code of a take-back in histories and records.
 UNDO = "undo"
+#: Words that are actions of a session, never a game's move code (conformance checks it).
+RESERVED_WORDS = frozenset({UNDO, "concede", "cancel", "unwinnable", "hint"})
+#: The longest move code any game may write (the API stores codes in 32 characters).
+MAX_MOVE_CODE = 32
 
 
 class Status(enum.Enum):
@@ -98,25 +107,71 @@ MoveT = TypeVar("MoveT", bound=Move)
 GameT = TypeVar("GameT", bound="Game[Any]")
 
 
+#: The kinds of parameter: a whole number in a range, true or false, one of named choices, or
+#: cards of a deck (``deck`` names it).
+PARAMETER_KINDS = ("int", "bool", "choice", "cards")
+
+
 @frozen
 class ParameterSpec:
-    """One game parameter as an API or a form presents it."""
+    """One game parameter as a CLI, a form or a JSON Schema presents it.
+
+    ``path`` says where the value sits in the game's parameters as records and the API write
+    them (``("variant", "suit")``); by default at the top level under ``name``. ``optional``
+    parameters may be left out (``None``)."""
 
     name: str
-    kind: str  # "int", "bool", "suit", "cards", "variant"
+    kind: str
     default: Any
     help: str
     minimum: int | None = None
     maximum: int | None = None
     choices: tuple[str, ...] | None = None
     optional: bool = False
+    deck: str | None = None
+    path: tuple[str, ...] | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if self.kind not in PARAMETER_KINDS:
+            raise ValueError(f"parameter kind {self.kind!r}: the kinds are {PARAMETER_KINDS}")
+        if self.kind == "choice" and not self.choices:
+            raise ValueError(f"choice parameter {self.name!r} needs its choices")
+        if self.kind == "cards" and self.deck is None:
+            raise ValueError(f"cards parameter {self.name!r} needs the deck it names")
+
+    @property
+    def where(self) -> tuple[str, ...]:
+        return self.path if self.path is not None else (self.name,)
+
+
+class Observation(ABC):
+    """What the player may see of a position. Each game's observation is a frozen attrs class;
+    it never holds a card the player has not seen, and writes itself as a compact code."""
+
+    @abstractmethod
+    def code(self) -> str:
+        """The observation code (docs/notation.md)."""
 
 
 class Game(ABC, Generic[MoveT]):
-    """Rules and parameters of one check game. Subclasses are frozen attrs classes."""
+    """Rules and parameters of one check game. Subclasses are frozen attrs classes.
+
+    Besides the rules, a game answers everything a front end asks (docs/adding-a-game.md): its
+    deck, example parameter sets, the goal and the board in plain words, each move as a
+    :class:`~skillcheck.board.MoveView`, its solver and its bots. Front ends read these hooks and
+    the registry; none of them names a game.
+    """
 
     name: ClassVar[str]
     title: ClassVar[str]
+    #: One sentence for a list of games.
+    summary: ClassVar[str] = ""
+    #: The registry name of the deck the game deals from (:data:`skillcheck.cards.DECKS`).
+    deck_name: ClassVar[str]
+    #: How ``deal(seed)`` lists the cards, in words (``skillcheck deal --json`` keeps this order).
+    deal_order: ClassVar[str] = "the order of the shuffled deck, top card first"
+    #: The name of the game's own page module (``api/static/games/<name>.js``), if it has one.
+    page_module: ClassVar[str | None] = None
     #: Every game has these two parameters (attrs fields on the subclass).
     undo: bool
     move_limit: int | None
@@ -139,13 +194,71 @@ class Game(ABC, Generic[MoveT]):
 
     def can_win(self, state: State[MoveT], *, max_states: int = 200_000) -> bool | None:
         """Whether ``state`` can still be won with its true (hidden) cards: True, False (a
-        proof), or None when unknown within the budget. Games with a solver override this."""
-        return None
+        proof), or None when unknown within the budget (or when the game has no solver)."""
+        solver = self.solver()
+        if solver is None:
+            return None
+        result = solver.solve(state, max_states=max_states).result
+        return None if result == "unknown" else result == "win"
 
     @classmethod
     @abstractmethod
     def parameters(cls) -> tuple[ParameterSpec, ...]:
         """The parameters, their defaults and allowed values."""
+
+    @classmethod
+    @abstractmethod
+    def examples(cls) -> tuple[dict[str, Any], ...]:
+        """Parameter sets (as records write them) that cover every variant of the game: the
+        first is the demo and the CLI's example; the conformance suite runs them all."""
+
+    @classmethod
+    def params_from_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The game's parameters from flat options as a CLI or a form gives them (one entry per
+        :class:`ParameterSpec`, ``None`` for an option not given): each value is placed at its
+        spec's ``path``. Games whose parameters depend on each other override this."""
+        params: dict[str, Any] = {}
+        for spec in cls.parameters():
+            value = options.get(spec.name)
+            if value is None:
+                continue
+            target = params
+            for key in spec.where[:-1]:
+                target = target.setdefault(key, {})
+            target[spec.where[-1]] = value
+        return params
+
+    def describe(self) -> str:
+        """This game and its parameters in a short line of plain words."""
+        return self.title
+
+    @abstractmethod
+    def goal_text(self) -> str:
+        """What the player must do to succeed, in one plain sentence."""
+
+    @abstractmethod
+    def board(self, observation: Any) -> Board:
+        """The table as a front end draws it, from what the player sees (never more)."""
+
+    @abstractmethod
+    def move_view(self, observation: Any, move: MoveT) -> MoveView:
+        """``move`` as a front end offers it: zones it goes from and to, and a sentence."""
+
+    def solver(self) -> Solver[MoveT] | None:
+        """The game's exact solver (it knows the hidden cards), or None if it has none."""
+        return None
+
+    def bots(self) -> Mapping[str, Callable[[], Bot]]:
+        """The fair bots by name (they see only observations); ``random`` is always there."""
+        from skillcheck.solving import RandomBot
+
+        return {"random": RandomBot}
+
+    def odds_presets(self) -> Mapping[str, Mapping[str, Any]]:
+        """Named odds tables a GM reads (``skillcheck odds GAME --preset NAME``): each maps
+        ``params`` (fixed parameters), ``axes`` (parameter → values to vary), ``methods`` and
+        ``deals``. Empty when the game has none."""
+        return {}
 
     def new_state(self, seed: int | None = None) -> State[MoveT]:
         """A new play; a seed is drawn from OS entropy when none is given, and always recorded."""
@@ -226,6 +339,20 @@ class State(ABC, Generic[MoveT]):
     @abstractmethod
     def observation(self) -> Any:
         """What the player may see: never the order of hidden cards."""
+
+    @abstractmethod
+    def hidden_codes(self) -> frozenset[str]:
+        """The codes of the deal's cards whose identity the player has not seen here (for
+        conformance and leak checks: none of them may appear in anything a player receives)."""
+
+    def board(self) -> Board:
+        """The board of this position as the player sees it."""
+        return self.game.board(self.observation())
+
+    def move_views(self) -> list[MoveView]:
+        """The legal moves as front ends offer them."""
+        observation = self.observation()
+        return [self.game.move_view(observation, m) for m in self.legal_moves]
 
     @abstractmethod
     def code(self) -> str:

@@ -1,52 +1,52 @@
-"""Odds of Three Towers checks over seeded deals, with Wilson confidence intervals.
+"""Odds of any game's checks over seeded deals, with Wilson confidence intervals.
 
-Two tables: quota checks for every (skill, quota) of one suit, and the standard game's win rate
-per level. Within a table the same deals are used for every cell and every method (common random
-numbers), so cells are comparable. ``perfect`` is the exact solver with the true deck order (an
-upper bound no player reaches; deals it cannot decide within its budget are counted as failures
-and reported as ``undecided``); ``fast`` and ``strong`` are the fair bots.
+A table fixes some parameters, varies others along axes (every combination is a cell) and plays
+the same deals in every cell with every method (common random numbers, so cells compare
+fairly). A method is ``perfect`` (the game's exact solver with the true cards: an upper bound no
+player reaches; deals it cannot decide within its budget count as failures and are reported as
+``undecided``) or the name of one of the game's fair bots.
 
-Work is split into one task per deal (and skill) and sent to any
-:class:`concurrent.futures.Executor`: a process pool with one worker per core by default, or a
-Dask/Ray executor for a cluster.
+Each cell keeps its parameters (flat options, as :meth:`Game.params_from_options` reads them),
+``method``, ``successes``, ``trials``, ``undecided``, ``rate``, ``ci95_low`` and ``ci95_high``.
+Work goes to any :class:`concurrent.futures.Executor` (a process pool by default).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
-from pathlib import Path
 from typing import Any
 
 from attrs import frozen
 
-from skillcheck.cards import Suit
+from skillcheck.engine import Game, game_class
 from skillcheck.errors import ParameterError
-from skillcheck.games.three_towers import ThreeTowers
 from skillcheck.rng import MAX_SEED, Pcg32
 
 __all__ = [
-    "METHODS",
+    "PERFECT",
+    "PERFECT_PLAY_STATES",
     "OddsCell",
     "OddsTable",
     "deal_seeds",
-    "quota_odds",
-    "standard_odds",
+    "game_from_options",
+    "methods_of",
+    "odds",
     "wilson_interval",
 ]
 
-#: ``perfect`` (the solver with the true deck) and the fair bots.
-METHODS = ("perfect", "fast", "strong")
+PERFECT = "perfect"
 Z95 = 1.959963984540054
+#: Perfect play's budget per deal, in positions (deterministic, unlike seconds).
+PERFECT_PLAY_STATES = 5_000_000
 
 Progress = Callable[[int, int], None]
-#: One finished game of a task: (method, level, skill, quota, success, undecided).
-Result = tuple[str, int, int | None, int | None, bool, bool]
 
 
 def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
@@ -66,15 +66,27 @@ def deal_seeds(seed: int, count: int) -> list[int]:
     return [((rng.next_u32() << 21) ^ rng.next_u32()) & MAX_SEED for _ in range(count)]
 
 
+def game_from_options(name: str, options: Mapping[str, Any]) -> Game[Any]:
+    """A game from flat options (a CLI's, a query string's, an odds cell's)."""
+    from skillcheck.serialization import game_from_params
+
+    cls = game_class(name)
+    return game_from_params(name, cls.params_from_options(options))
+
+
+def methods_of(game: Game[Any]) -> tuple[str, ...]:
+    """The methods a table of ``game`` may use: ``perfect`` if it has a solver, then its bots."""
+    perfect = (PERFECT,) if game.solver() is not None else ()
+    return perfect + tuple(game.bots())
+
+
 @frozen
 class OddsCell:
+    params: dict[str, Any]
     method: str
-    level: int
-    skill: int | None  # None in the standard game's table
-    quota: int | None
     successes: int
     trials: int
-    undecided: int  # perfect play only: deals the solver could not decide within its budget
+    undecided: int = 0
 
     @property
     def rate(self) -> float:
@@ -84,188 +96,160 @@ class OddsCell:
     def interval(self) -> tuple[float, float]:
         return wilson_interval(self.successes, self.trials)
 
+    def to_dict(self) -> dict[str, Any]:
+        low, high = self.interval
+        return {
+            "params": dict(self.params),
+            "method": self.method,
+            "successes": self.successes,
+            "trials": self.trials,
+            "undecided": self.undecided,
+            "rate": round(self.rate, 6),
+            "ci95_low": round(low, 6),
+            "ci95_high": round(high, 6),
+        }
+
 
 @frozen
 class OddsTable:
-    """The result of :func:`quota_odds` (``suit`` set) or :func:`standard_odds` (``suit`` None)."""
+    """The result of :func:`odds`: the fixed parameters, the axes and one cell per combination
+    and method."""
 
-    suit: Suit | None
-    spaces: int
+    game: str
+    fixed: dict[str, Any]
+    axes: dict[str, tuple[Any, ...]]
     deals: int
     seed: int
     methods: tuple[str, ...]
     cells: tuple[OddsCell, ...]
 
-    def cell(
-        self, method: str, *, level: int | None = None, skill: int | None = None,
-        quota: int | None = None,
-    ) -> OddsCell | None:  # fmt: skip
+    def cell(self, method: str, **params: Any) -> OddsCell | None:
         for c in self.cells:
-            if c.method == method and all(
-                want is None or got == want
-                for want, got in ((level, c.level), (skill, c.skill), (quota, c.quota))
-            ):
+            if c.method == method and all(c.params.get(k) == v for k, v in params.items()):
                 return c
         return None
 
-    def rows(self) -> list[dict[str, Any]]:
-        out = []
-        for c in self.cells:
-            low, high = c.interval
-            out.append({
-                "method": c.method, "suit": self.suit.value if self.suit else None,
-                "level": c.level, "spaces": self.spaces, "skill": c.skill, "quota": c.quota,
-                "successes": c.successes, "trials": c.trials, "undecided": c.undecided,
-                "rate": round(c.rate, 6), "ci95_low": round(low, 6), "ci95_high": round(high, 6),
-            })  # fmt: skip
-        return out
-
-    def to_csv(self) -> str:
-        buffer = io.StringIO()
-        rows = self.rows()
-        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["method"])
-        writer.writeheader()
-        writer.writerows(rows)
-        return buffer.getvalue()
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "fixed": dict(self.fixed),
+            "axes": {k: list(v) for k, v in self.axes.items()},
+            "deals": self.deals,
+            "seed": self.seed,
+            "methods": list(self.methods),
+            "cells": [c.to_dict() for c in self.cells],
+        }
 
     def to_json(self) -> str:
-        return json.dumps(
-            {
-                "suit": self.suit.value if self.suit else None, "spaces": self.spaces,
-                "deals": self.deals, "seed": self.seed, "methods": list(self.methods),
-                "cells": self.rows(),
-            },
-            indent=2,
-        )  # fmt: skip
+        return json.dumps(self.to_dict(), indent=2)
 
-    def heatmap(self, path: str | Path) -> None:
-        """A PNG: one skill × quota heatmap per method (quota tables), or success rate by level
-        (standard tables). Needs matplotlib (``pip install 'skillcheck[plots]'``)."""
-        try:
-            import matplotlib
-
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:  # pragma: no cover - depends on the environment
-            raise ParameterError(
-                "png", "writing a heatmap needs matplotlib: pip install 'skillcheck[plots]'"
-            ) from None
-        if self.suit is None:
-            fig, ax = plt.subplots(figsize=(6, 4), layout="constrained")
-            for method in self.methods:
-                cells = sorted((c for c in self.cells if c.method == method), key=lambda c: c.level)
-                levels = [c.level for c in cells]
-                rates = [c.rate for c in cells]
-                low = [c.rate - c.interval[0] for c in cells]
-                high = [c.interval[1] - c.rate for c in cells]
-                ax.errorbar(levels, rates, yerr=[low, high], marker="o", capsize=4, label=method)
-            ax.set_xticks(sorted({c.level for c in self.cells}))  # levels are whole numbers
-            ax.set_xlabel("level")
-            ax.set_ylabel("success rate (95 % CI)")
-            ax.set_ylim(0, 1)
-            ax.legend()
-            ax.set_title(f"Three Towers, {self.spaces} spaces, {self.deals} deals per level")
-            fig.savefig(path, dpi=110)
-            plt.close(fig)
-            return
-        skills = sorted({c.skill for c in self.cells if c.skill is not None})
-        quotas = sorted({c.quota for c in self.cells if c.quota is not None})
-        fig, axes = plt.subplots(
-            1, len(self.methods), figsize=(4.2 * len(self.methods), 4.0), squeeze=False,
-            layout="constrained",
-        )  # fmt: skip
-        image = None
-        for ax, method in zip(axes[0], self.methods, strict=True):
-            grid = [[math.nan] * len(quotas) for _ in skills]
-            for c in self.cells:
-                if c.method == method and c.skill is not None and c.quota is not None:
-                    grid[skills.index(c.skill)][quotas.index(c.quota)] = c.rate
-            image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", origin="lower", aspect="auto")
-            ax.set_xticks(range(len(quotas)), [str(q) for q in quotas])
-            ax.set_yticks(range(len(skills)), [str(s) for s in skills])
-            ax.set_xlabel("quota")
-            ax.set_ylabel("skill")
-            ax.set_title(method)
-            for i, row in enumerate(grid):
-                for j, value in enumerate(row):
-                    if not math.isnan(value):
-                        ax.text(j, i, f"{100 * value:.0f}", ha="center", va="center",
-                                color="black" if value > 0.6 else "white", fontsize=8)  # fmt: skip
-        if image is not None:
-            fig.colorbar(image, ax=axes[0].tolist(), label="success rate")
-        level = self.cells[0].level if self.cells else 0
-        fig.suptitle(
-            f"Quota checks: {self.suit.value}, level {level}, {self.spaces} spaces, "
-            f"{self.deals} deals per cell"
+    def to_csv(self) -> str:
+        names = list(self.axes) + [k for k in self.fixed if k not in self.axes]
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(
+            [*names, "method", "successes", "trials", "undecided", "rate", "ci95_low", "ci95_high"]
         )
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        for c in self.cells:
+            row = c.to_dict()
+            writer.writerow(
+                [c.params.get(n) for n in names]
+                + [row[k] for k in ("method", "successes", "trials", "undecided", "rate")]
+                + [row["ci95_low"], row["ci95_high"]]
+            )
+        return buffer.getvalue()
 
 
-# ---- tasks (top-level functions so a process pool can pickle them) ------------------------------
-
-
-#: Perfect play's budget per deal, in positions (deterministic, unlike seconds). With the
-#: compiled planner the hardest level-9 and quota 8/8 deals of the benchmarks need 1-2.1 million
-#: (about a second); a deal still undecided counts as a failure and is reported as undecided.
-PERFECT_PLAY_STATES = 5_000_000
-
-
-def _play(game: ThreeTowers, method: str, deal_seed: int, solver_states: int) -> tuple[bool, bool]:
-    """(success, undecided) of one game by one method."""
-    if method == "perfect":
-        from skillcheck.games.three_towers.solver import solve
-
-        solution = solve(game, game.deal(deal_seed), max_states=solver_states)
+def play_once(
+    game: Game[Any], method: str, deal_seed: int, solver_states: int
+) -> tuple[bool, bool]:
+    """(success, undecided) of one deal played by one method."""
+    if method == PERFECT:
+        solver = game.solver()
+        if solver is None:
+            raise ParameterError("method", f"{game.title} has no solver: perfect play is unknown")
+        solution = solver.solve(game.new_state(deal_seed), max_states=solver_states)
         return solution.result == "win", solution.result == "unknown"
-    from skillcheck.games.three_towers.bots import autoplay, make_bot
+    from skillcheck.solving import autoplay
 
-    outcome = autoplay(game, make_bot(method), deal_seed).outcome
+    outcome = autoplay(game, method, deal_seed).outcome
     assert outcome is not None
     return outcome.success, False
 
 
-def _quota_task(
-    suit: str, level: int, spaces: int, skill: int, quotas: tuple[int, ...], deal_seed: int,
-    methods: tuple[str, ...], solver_states: int,
-) -> list[Result]:  # fmt: skip
-    results: list[Result] = []
-    usable = sorted((q for q in quotas if q <= skill), reverse=True)
-    for method in methods:
-        reached = False  # perfect play: reaching quota q passes through q - 1, so search downwards
-        for quota in usable:
-            if reached:
-                results.append((method, level, skill, quota, True, False))
-                continue
-            game = ThreeTowers.quota_check(suit, skill, quota, level=level, spaces=spaces)
-            success, undecided = _play(game, method, deal_seed, solver_states)
-            reached = success and method == "perfect"
-            results.append((method, level, skill, quota, success, undecided))
-    return results
+def _task(
+    name: str, options: dict[str, Any], deal_seed: int, methods: tuple[str, ...], states: int
+) -> list[tuple[str, bool, bool]]:
+    game = game_from_options(name, options)
+    return [(m, *play_once(game, m, deal_seed, states)) for m in methods]
 
 
-def _standard_task(
-    level: int, spaces: int, deal_seed: int, methods: tuple[str, ...], solver_states: int
-) -> list[Result]:
-    game = ThreeTowers(level=level, spaces=spaces)
-    return [
-        (method, level, None, None, *_play(game, method, deal_seed, solver_states))
-        for method in methods
+def odds(
+    name: str,
+    fixed: Mapping[str, Any] | None = None,
+    axes: Mapping[str, Sequence[Any]] | None = None,
+    *,
+    methods: Sequence[str] | None = None,
+    deals: int = 200,
+    seed: int = 0,
+    executor: Executor | None = None,
+    progress: Progress | None = None,
+    solver_states: int = PERFECT_PLAY_STATES,
+    skip_invalid: bool = False,
+) -> OddsTable:
+    """Success rates of game ``name`` for every combination of ``axes`` over ``deals`` deals.
+
+    Parameters are flat options (``{"suit": "moons", "skill": 5}``). Every cell is validated
+    before any deal is played, so a bad parameter fails at once with the game's own message;
+    with ``skip_invalid`` a grid leaves out the combinations the game refuses (a quota above the
+    skill) and fails only if none is left.
+    ``executor=None`` uses a process pool with one worker per core; pass
+    ``concurrent.futures.ThreadPoolExecutor(1)``-like executors to run elsewhere.
+    """
+    fixed = dict(fixed or {})
+    grid: dict[str, tuple[Any, ...]] = {k: tuple(dict.fromkeys(v)) for k, v in (axes or {}).items()}
+    for key, values in grid.items():
+        if not values:
+            raise ParameterError(key, f"the axis {key} has no values: give at least one")
+    if deals < 1:
+        raise ParameterError("deals", f"deals {deals} is not allowed: deals must be at least 1")
+    combos = [
+        {**fixed, **dict(zip(grid, values, strict=True))}
+        for values in itertools.product(*grid.values())
     ]
-
-
-def _run(
-    task: Callable[..., list[Result]], jobs: list[tuple[Any, ...]], executor: Executor | None,
-    progress: Progress | None,
-) -> list[OddsCell]:  # fmt: skip
+    games, valid = [], []
+    first_error: ParameterError | None = None
+    for combo in combos:  # validates every cell up front
+        try:
+            games.append(game_from_options(name, combo))
+            valid.append(combo)
+        except ParameterError as exc:
+            if not skip_invalid:
+                raise
+            first_error = first_error or exc
+    if not games:
+        assert first_error is not None
+        raise first_error
+    combos = valid
+    allowed = methods_of(games[0])
+    chosen = tuple(dict.fromkeys(methods if methods is not None else allowed[:2]))
+    unknown = [m for m in chosen if m not in allowed]
+    if unknown or not chosen:
+        detail = f"unknown method {unknown[0]!r}" if unknown else "give at least one method"
+        raise ParameterError(
+            "method", f"{detail}: the methods of {games[0].title} are {', '.join(allowed)}"
+        )
+    seeds = deal_seeds(seed, deals)
+    jobs = [(name, c, s, chosen, solver_states) for c in combos for s in seeds]
+    tally: dict[tuple[int, str], list[int]] = {}
     own = executor is None
     pool = executor or ProcessPoolExecutor(max_workers=os.cpu_count() or 1)
-    tally: dict[tuple[str, int, int | None, int | None], list[int]] = {}
     try:
-        futures = [pool.submit(task, *job) for job in jobs]
+        futures = {pool.submit(_task, *job): i // deals for i, job in enumerate(jobs)}
         for done, future in enumerate(as_completed(futures), 1):
-            for method, level, skill, quota, success, undecided in future.result():
-                counts = tally.setdefault((method, level, skill, quota), [0, 0, 0])
+            index = futures[future]
+            for method, success, undecided in future.result():
+                counts = tally.setdefault((index, method), [0, 0, 0])
                 counts[0] += success
                 counts[1] += 1
                 counts[2] += undecided
@@ -274,77 +258,9 @@ def _run(
     finally:
         if own:
             pool.shutdown(cancel_futures=True)
-    return [OddsCell(*key, *counts) for key, counts in tally.items()]
-
-
-def _check_methods(methods: Sequence[str], deals: int) -> tuple[str, ...]:
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown:
-        raise ParameterError(
-            "bot", f"unknown method {unknown[0]!r}: the methods are {', '.join(METHODS)}"
-        )
-    if not methods:
-        raise ParameterError("bot", f"give at least one method: {', '.join(METHODS)}")
-    if deals < 1:
-        raise ParameterError("deals", f"deals {deals} is not allowed: deals must be at least 1")
-    return tuple(dict.fromkeys(methods))
-
-
-def quota_odds(
-    suit: Suit | str,
-    skills: Iterable[int],
-    quotas: Iterable[int],
-    *,
-    level: int = 9,
-    spaces: int = 5,
-    deals: int = 200,
-    methods: Sequence[str] = ("perfect", "fast"),
-    seed: int = 0,
-    executor: Executor | None = None,
-    progress: Progress | None = None,
-    solver_states: int = PERFECT_PLAY_STATES,
-) -> OddsTable:
-    """Success rates of quota checks for every (skill, quota) with quota <= skill."""
-    suit = Suit.parse(suit)
-    methods = _check_methods(methods, deals)
-    skills, quotas = sorted(set(skills)), sorted(set(quotas))
-    if not skills or not quotas:
-        raise ParameterError("skill", "give at least one skill and one quota")
-    for skill in skills:  # validate every parameter up front, with the library's messages
-        ThreeTowers.quota_check(suit, skill, min(*quotas, skill), level=level, spaces=spaces)
-    jobs = [
-        (suit.value, level, spaces, skill, tuple(quotas), s, methods, solver_states)
-        for skill in skills
-        for s in deal_seeds(seed, deals)
+    cells = [
+        OddsCell(combos[index], method, *tally[(index, method)])
+        for method in chosen
+        for index in range(len(combos))
     ]
-    cells = _run(_quota_task, jobs, executor, progress)
-    order = {m: i for i, m in enumerate(methods)}
-    cells.sort(key=lambda c: (order[c.method], c.skill or 0, c.quota or 0))
-    return OddsTable(suit, spaces, deals, seed, methods, tuple(cells))
-
-
-def standard_odds(
-    levels: Iterable[int],
-    *,
-    spaces: int = 5,
-    deals: int = 200,
-    methods: Sequence[str] = ("perfect", "fast"),
-    seed: int = 0,
-    executor: Executor | None = None,
-    progress: Progress | None = None,
-    solver_states: int = PERFECT_PLAY_STATES,
-) -> OddsTable:
-    """Win rates of the standard game (three full towers) per level."""
-    methods = _check_methods(methods, deals)
-    levels = sorted(set(levels))
-    for level in levels:
-        ThreeTowers(level=level, spaces=spaces)
-    jobs = [
-        (level, spaces, s, methods, solver_states)
-        for level in levels
-        for s in deal_seeds(seed, deals)
-    ]
-    cells = _run(_standard_task, jobs, executor, progress)
-    order = {m: i for i, m in enumerate(methods)}
-    cells.sort(key=lambda c: (order[c.method], c.level))
-    return OddsTable(None, spaces, deals, seed, methods, tuple(cells))
+    return OddsTable(name, fixed, grid, deals, seed, chosen, tuple(cells))

@@ -309,6 +309,10 @@ class CheckView:
     #: The observation code (docs/notation.md), for games that have one.
     observation_code: str | None
     legal_moves: tuple[str, ...]
+    #: The board as a front end draws it (:class:`skillcheck.board.Board` as JSON).
+    board: dict[str, Any]
+    #: The legal moves as ``{code, from, to, text}`` (zone ids), so no front end parses codes.
+    moves: tuple[dict[str, Any], ...]
     can_undo: bool
     outcome: Outcome | None
     commitment: str
@@ -343,6 +347,8 @@ class CheckView:
             "observation": self.observation,
             "observation_code": self.observation_code,
             "legal_moves": list(self.legal_moves),
+            "board": _copy(self.board),
+            "moves": [dict(m) for m in self.moves],
             "can_undo": self.can_undo,
             "outcome": None if self.outcome is None else converter.unstructure(self.outcome),
             "degree": self.degree,
@@ -1207,6 +1213,7 @@ class SessionService:
         observation = state.observation()
         code_of = getattr(observation, "code", None)
         in_progress = status is CheckStatus.IN_PROGRESS
+        legal = tuple(state.legal_moves) if in_progress else ()
         if updated_at is None:
             updated_at = stored.actions[live.version - 1].at if live.version else stored.created_at
         return CheckView(
@@ -1218,7 +1225,9 @@ class SessionService:
             moves_made=state.moves_made,
             observation=converter.unstructure(observation),
             observation_code=code_of() if callable(code_of) else None,
-            legal_moves=tuple(m.code for m in state.legal_moves) if in_progress else (),
+            legal_moves=tuple(m.code for m in legal),
+            board=state.game.board(observation).to_dict(),
+            moves=tuple(state.game.move_view(observation, m).to_dict() for m in legal),
             can_undo=in_progress and state.game.undo and bool(state.moves),
             outcome=state.outcome,
             commitment=stored.commitment,

@@ -13,8 +13,9 @@ from skillcheck import ThreeTowers
 from skillcheck.errors import ParameterError
 from skillcheck.games.three_towers import level_deck
 from skillcheck.games.three_towers.bots import FastBot
+from skillcheck.games.three_towers.odds import quota_odds, standard_odds
 from skillcheck.games.three_towers.solver import solve
-from skillcheck.odds import deal_seeds, quota_odds, standard_odds, wilson_interval
+from skillcheck.odds import deal_seeds, wilson_interval
 
 
 def test_wilson_interval_known_values() -> None:

@@ -14,7 +14,7 @@ from litestar.testing import TestClient
 from live_server import redis_unreachable_reason
 
 from api.app import create_app
-from skillcheck.odds import quota_odds
+from skillcheck.games.three_towers.odds import quota_odds
 
 SMALL = {"suit": "moons", "skill": 3, "level": 4, "spaces": 4, "deals": 6}
 

@@ -17,13 +17,13 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from attrs import frozen
 
+from skillcheck import solving
 from skillcheck.cards.decktet import Card
 from skillcheck.engine import Outcome
-from skillcheck.errors import ParameterError
 from skillcheck.games.three_towers.lines import position_key, shorten_line
 from skillcheck.games.three_towers.rules import (
     DECK,
@@ -36,6 +36,7 @@ from skillcheck.games.three_towers.rules import (
     legal_tower_moves,
     level_deck,
 )
+from skillcheck.solving import Bot
 
 __all__ = [
     "BOTS",
@@ -51,16 +52,6 @@ __all__ = [
 ]
 
 Towers = tuple[tuple[Card, ...], ...]
-
-
-class Bot(Protocol):
-    """Chooses a move from what the player sees; None concedes."""
-
-    name: str
-
-    def choose(self, game: ThreeTowers, observation: ThreeTowersObservation) -> TowerMove | None:
-        """The next move for ``observation`` (None to concede)."""
-        ...
 
 
 # ---- what a player can infer ---------------------------------------------------------------------
@@ -368,26 +359,16 @@ BOTS: dict[str, Callable[[], Bot]] = {"fast": FastBot, "strong": StrongBot}
 
 
 def make_bot(name: str) -> Bot:
-    try:
-        return BOTS[name]()
-    except KeyError:
-        raise ParameterError(
-            "bot", f"unknown bot {name!r}: the bots are {', '.join(sorted(BOTS))}"
-        ) from None
+    """A Three Towers bot by name (``fast``, ``strong`` or ``random``)."""
+    return solving.make_bot(ThreeTowers(), name)
 
 
 def autoplay(
     game: ThreeTowers, bot: Bot | str = "fast", seed: int | None = None, *, max_moves: int = 5000
 ) -> ThreeTowersState:
     """Play one check to the end with ``bot`` (which sees only observations)."""
-    player = make_bot(bot) if isinstance(bot, str) else bot
-    state = game.new_state(seed)
-    while not state.is_terminal():
-        move = player.choose(game, state.observation())
-        if move is None or len(state.moves) >= max_moves:
-            state.concede()
-        else:
-            state.push(move)
+    state = solving.autoplay(game, bot, seed, max_moves=max_moves)
+    assert isinstance(state, ThreeTowersState)
     return state
 
 
@@ -402,6 +383,4 @@ def resolve_check(
 ) -> Outcome:
     """Resolve an NPC's quota check in one call; returns the outcome with its degree."""
     game = ThreeTowers.quota_check(suit, skill, quota, **params)
-    outcome = autoplay(game, bot, seed).outcome
-    assert outcome is not None
-    return outcome
+    return solving.resolve(game, bot=bot, seed=seed)

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from attrs import field, frozen
 
+from skillcheck.board import Board, Meter, MoveView, Zone
 from skillcheck.cards.decktet import NUMERALS, Card, Suit, split_codes
 from skillcheck.engine import (
     EndReason,
     Game,
     Move,
+    Observation,
     Outcome,
     ParameterSpec,
     State,
@@ -30,6 +32,9 @@ from skillcheck.engine import (
 from skillcheck.errors import ParameterError, ParseError
 from skillcheck.rng import Pcg32, validate_seed
 from skillcheck.serialization import converter
+
+if TYPE_CHECKING:
+    from skillcheck.solving import Bot, Solver
 
 __all__ = [
     "DECK",
@@ -213,6 +218,12 @@ class ThreeTowers(Game[TowerMove]):
 
     name: ClassVar[str] = "three-towers"
     title: ClassVar[str] = "Three Towers"
+    summary: ClassVar[str] = (
+        "Decktet solitaire: build three towers of falling ranks that share a suit; the quota "
+        "check wins with one tower of the check's suit as tall as the GM's quota"
+    )
+    deck_name: ClassVar[str] = "decktet"
+    deal_order: ClassVar[str] = "the deck from its top card down"
 
     level: int = field(default=MAX_LEVEL, validator=int_in_range("level", MIN_LEVEL, MAX_LEVEL))
     spaces: int = field(default=5, validator=int_in_range("spaces", MIN_SPACES, MAX_SPACES))
@@ -245,12 +256,80 @@ class ThreeTowers(Game[TowerMove]):
                     f"{', '.join(c.short_name for c in variant.suited_cards)}",
                 )
 
-    def can_win(self, state: State[TowerMove], *, max_states: int = 200_000) -> bool | None:
-        from skillcheck.games.three_towers.solver import solve
+    def solver(self) -> Solver[TowerMove]:
+        from skillcheck.games.three_towers.solver import ThreeTowersSolver
 
-        assert isinstance(state, ThreeTowersState)
-        result = solve(self, (), start=state, max_states=max_states).result
-        return None if result == "unknown" else result == "win"
+        return ThreeTowersSolver()
+
+    def bots(self) -> Mapping[str, Callable[[], Bot]]:
+        from skillcheck.games.three_towers.bots import BOTS
+
+        return {**BOTS, **super().bots()}
+
+    def odds_presets(self) -> Mapping[str, Mapping[str, Any]]:
+        from skillcheck.games.three_towers.odds import PRESETS
+
+        return PRESETS
+
+    @classmethod
+    def examples(cls) -> tuple[dict[str, Any], ...]:
+        quota = {"kind": "quota", "suit": "moons", "skill": 5, "quota": 4}
+        return (
+            {"variant": quota},
+            {"level": 6, "variant": {"kind": "quota", "suit": "knots", "skill": 3, "quota": 2}},
+            {"level": 6},
+            {"level": 6, "spaces": 4, "variant": {"kind": "ivory", "suit": "waves"}},
+            {"level": 5, "undo": False, "move_limit": 40},
+            {"variant": {**quota, "suited_cards": ["5ML", "7ML", "8MS", "9MS", "6MW"]}},
+        )
+
+    @classmethod
+    def params_from_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Flat options: ``variant`` may be left out; no suit is then the standard game, a suit
+        alone the Ivory variant, and a suit with skill and quota (or cards) the quota check."""
+        flat = {k: v for k, v in options.items() if v is not None}
+        params: dict[str, Any] = {
+            k: flat.pop(k) for k in ("level", "spaces", "undo", "move_limit") if k in flat
+        }
+        kind = flat.pop("variant", None)
+        if kind is None:
+            if "suit" not in flat:
+                kind = "standard"
+            elif {"skill", "quota", "suited_cards"} & flat.keys():
+                kind = "quota"
+            else:
+                kind = "ivory"
+        if kind not in VARIANTS:
+            allowed_kinds = ", ".join(VARIANTS)
+            raise ParameterError(
+                "variant", f"variant {kind!r} is not allowed: the variants are {allowed_kinds}"
+            )
+        fields = {f: flat.pop(f) for f in ("suit", "skill", "quota", "suited_cards") if f in flat}
+        if kind == "quota" and "skill" not in fields and "suited_cards" in fields:
+            fields["skill"] = len(_optional_cards(fields["suited_cards"]) or ())
+        if "suited_cards" in fields and isinstance(fields["suited_cards"], str):
+            fields["suited_cards"] = [c.code for c in _optional_cards(fields["suited_cards"]) or ()]
+        if kind != "standard" and "suit" not in fields:
+            raise ParameterError("suit", f"the {kind} variant needs a suit: give the check's suit")
+        if kind == "quota":
+            for name in ("skill", "quota"):
+                if name not in fields:
+                    raise ParameterError(
+                        name, f"a quota check needs both skill and quota: {name} is missing"
+                    )
+        allowed = {"standard": set(), "ivory": {"suit"}}.get(kind)
+        if allowed is not None and set(fields) - allowed:
+            extra = ", ".join(sorted(set(fields) - allowed))
+            raise ParameterError(
+                sorted(set(fields) - allowed)[0],
+                f"{extra} only apply to a quota check (the {kind} variant takes "
+                f"{'a suit' if allowed else 'none'})",
+            )
+        if fields or kind != "standard":
+            params["variant"] = {"kind": kind, **fields}
+        if flat:
+            raise ParameterError(sorted(flat)[0], f"unknown option {sorted(flat)[0]!r}")
+        return params
 
     # -- convenience constructors
     @classmethod
@@ -301,22 +380,23 @@ class ThreeTowers(Game[TowerMove]):
 
     @classmethod
     def parameters(cls) -> tuple[ParameterSpec, ...]:
+        suits = tuple(s.value for s in Suit)
         return (
             ParameterSpec("level", "int", MAX_LEVEL, "highest rank in the deck (difficulty)",
                           MIN_LEVEL, MAX_LEVEL),
             ParameterSpec("spaces", "int", 5, "tower spaces (5 by the rules; 3-8 as a house rule)",
                           MIN_SPACES, MAX_SPACES),
-            ParameterSpec("variant", "variant", "standard", "goal of the game",
-                          choices=tuple(VARIANTS)),
-            ParameterSpec("suit", "suit", None, "the ivory/quota suit (ivory and quota variants)",
-                          choices=tuple(s.value for s in Suit), optional=True),
+            ParameterSpec("variant", "choice", "standard", "goal of the game",
+                          choices=tuple(VARIANTS), path=("variant", "kind")),
+            ParameterSpec("suit", "choice", None, "the ivory/quota suit (ivory and quota variants)",
+                          choices=suits, optional=True, path=("variant", "suit")),
             ParameterSpec("skill", "int", None, "suited numerals in the deck (quota variant)",
-                          1, MAX_LEVEL - 1, optional=True),
+                          1, MAX_LEVEL - 1, optional=True, path=("variant", "skill")),
             ParameterSpec("quota", "int", None, "suited tower height that wins (quota variant)",
-                          1, MAX_LEVEL - 1, optional=True),
+                          1, MAX_LEVEL - 1, optional=True, path=("variant", "quota")),
             ParameterSpec("suited_cards", "cards", None,
                           "the GM's choice of suited numerals (quota variant; default: seeded)",
-                          optional=True),
+                          optional=True, deck="decktet", path=("variant", "suited_cards")),
             ParameterSpec("undo", "bool", True, "whether the player may take moves back"),
             ParameterSpec("move_limit", "int", None, "moves allowed before the check is lost",
                           1, 100_000, optional=True),
@@ -425,6 +505,71 @@ class ThreeTowers(Game[TowerMove]):
             )
         return text
 
+    def goal_text(self) -> str:
+        variant = self.variant
+        if isinstance(variant, Quota):
+            return (
+                f"Build a tower of {variant.quota} cards that all bear {variant.suit.title} "
+                f"({variant.suit.symbol}). Each card goes on an empty space or on a higher card "
+                "that shares a suit with it."
+            )
+        goal = (
+            f"Use every card to build three towers, each from {self.level} down to 2. Each card "
+            "goes on an empty space or on a higher card that shares a suit with it."
+        )
+        if isinstance(variant, Ivory):
+            goal += f" One tower must be all {variant.suit.title} ({variant.suit.symbol})."
+        return goal
+
+    def board(self, observation: ThreeTowersObservation) -> Board:
+        variant = self.variant
+        suit = variant.suit if isinstance(variant, Ivory | Quota) else None
+        zones = [
+            Zone(
+                "deck", "Deck", "pile",
+                () if observation.top_card is None else (observation.top_card.code,),
+                observation.cards_left, accepts=False,
+            )
+        ]  # fmt: skip
+        for number, tower in enumerate(observation.towers, 1):
+            pure = suit is not None and bool(tower) and _is_pure(tower, suit)
+            zones.append(
+                Zone(
+                    f"t{number}", f"Tower {number}", "stack", tuple(c.code for c in tower),
+                    len(tower), extras={"pure": pure} if suit is not None else {},
+                )
+            )  # fmt: skip
+        meters = [
+            Meter("cards", "Cards left", observation.cards_left, None,
+                  f"{observation.cards_left} in the deck")
+        ]  # fmt: skip
+        if isinstance(variant, Quota):
+            height = _pure_height(observation.towers, variant.suit)
+            meters.insert(
+                0,
+                Meter("quota", f"{variant.suit.title} tower", min(height, variant.quota),
+                      variant.quota, f"{min(height, variant.quota)} of {variant.quota}"),
+            )  # fmt: skip
+        else:
+            full = sum(1 for t in observation.towers if len(t) == self.level - 1)
+            meters.insert(0, Meter("towers", "Full towers", full, 3, f"{full} of 3"))
+        return Board(tuple(zones), tuple(meters), goal=self.goal_text())
+
+    def move_view(self, observation: ThreeTowersObservation, move: TowerMove) -> MoveView:
+        towers = observation.towers
+        if move.source == DECK:
+            card, source, where = observation.top_card, "deck", "the deck"
+        else:
+            tower = towers[move.source - 1]
+            card = tower[-1] if tower else None
+            source, where = f"t{move.source}", f"tower {move.source}"
+        target = towers[move.target - 1]
+        onto = f"{target[-1].short_name} on tower {move.target}" if target else (
+            f"empty tower {move.target}"
+        )
+        moved = card.title if card is not None else "Nothing"
+        return MoveView(move.code, source, f"t{move.target}", f"{moved} from {where} onto {onto}")
+
 
 # ---- rules ---------------------------------------------------------------------------------------
 
@@ -499,7 +644,7 @@ def _is_pure(tower: tuple[Card, ...], suit: Suit) -> bool:
 
 
 @frozen
-class ThreeTowersObservation:
+class ThreeTowersObservation(Observation):
     """What the player sees: the towers, the deck's top card and how many cards are left."""
 
     towers: tuple[tuple[Card, ...], ...]
@@ -627,6 +772,10 @@ class ThreeTowersState(State[TowerMove]):
             self._towers, self.top_card, self.cards_left, self.moves_made, self.status,
             self._outcome,
         )  # fmt: skip
+
+    def hidden_codes(self) -> frozenset[str]:
+        """The cards under the deck's top card."""
+        return frozenset(c.code for c in self._deck[self._position + 1 :])
 
     def code(self) -> str:
         deck = "".join(c.code for c in self.remaining_deck) or "-"

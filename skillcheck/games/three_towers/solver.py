@@ -58,11 +58,10 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal
-
-from attrs import frozen
+from typing import TYPE_CHECKING
 
 from skillcheck.cards.decktet import Card
+from skillcheck.engine import State
 from skillcheck.games.three_towers.rules import (
     DECK,
     Ivory,
@@ -71,11 +70,12 @@ from skillcheck.games.three_towers.rules import (
     ThreeTowersState,
     TowerMove,
 )
+from skillcheck.solving import Result, Solution
 
 if TYPE_CHECKING:
     from skillcheck.games.three_towers._planner import Planner as _CompiledPlanner
 
-__all__ = ["Result", "Solution", "accelerated", "solve"]
+__all__ = ["Result", "Solution", "ThreeTowersSolver", "accelerated", "solve"]
 
 _accelerator: ModuleType | None
 try:  # the planner's hot loop compiled from _planner.c (built on install)
@@ -91,27 +91,6 @@ def accelerated() -> bool:
     in Python (set ``SKILLCHECK_PURE_PYTHON=1`` to force it). Both search the same positions in
     the same order; the compiled one is about ten times faster."""
     return _accelerator is not None
-
-
-Result = Literal["win", "loss", "unknown"]
-
-
-@frozen
-class Solution:
-    """What :func:`solve` found.
-
-    ``moves`` is a winning line from the start position when ``result`` is ``"win"`` (empty
-    otherwise); ``states`` counts the positions the search generated; ``seconds`` is wall time.
-    """
-
-    result: Result
-    moves: tuple[TowerMove, ...]
-    states: int
-    seconds: float
-
-    @property
-    def decided(self) -> bool:
-        return self.result != "unknown"
 
 
 class _OutOfBudget(Exception):
@@ -1216,7 +1195,7 @@ def solve(
     max_states: int | None = 2_000_000,
     max_seconds: float | None = None,
     start: ThreeTowersState | None = None,
-) -> Solution:
+) -> Solution[TowerMove]:
     """Solve ``deal`` (top card first) with perfect information.
 
     With ``start`` the search begins from that live position (its towers and remaining deck;
@@ -1237,6 +1216,20 @@ def solve(
     budget = _Budget(max_states, max_seconds)
     with _collector_paused():
         return _solve(p, budget, began)
+
+
+class ThreeTowersSolver:
+    """The game's :class:`~skillcheck.solving.Solver`: :func:`solve` from a live position."""
+
+    def solve(
+        self,
+        state: State[TowerMove],
+        *,
+        max_states: int | None = 2_000_000,
+        max_seconds: float | None = None,
+    ) -> Solution[TowerMove]:
+        assert isinstance(state, ThreeTowersState)
+        return solve(state.game, (), start=state, max_states=max_states, max_seconds=max_seconds)
 
 
 _gc_lock = threading.Lock()
@@ -1265,7 +1258,7 @@ def _collector_paused() -> Iterator[None]:
                 gc.enable()
 
 
-def _solve(p: _Problem, budget: _Budget, began: float) -> Solution:
+def _solve(p: _Problem, budget: _Budget, began: float) -> Solution[TowerMove]:
     game = p.game
     towers = list(p.start_towers)
     quota = isinstance(game.variant, Quota)
