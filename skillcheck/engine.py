@@ -254,6 +254,23 @@ class Game(ABC, Generic[MoveT]):
 
         return {"random": RandomBot}
 
+    def parse_deal(self, text: str) -> tuple[Any, ...]:
+        """A deal written by a person (``skillcheck solve GAME --deal TEXT``), in the order of
+        :attr:`deal_order`; by default card codes of the game's deck separated by spaces or
+        commas. Raises :class:`~skillcheck.errors.ParseError` naming what was wrong."""
+        from skillcheck.cards import deck_named
+
+        return deck_named(self.deck_name).parse_all(text)
+
+    def move_json(self, move: MoveT) -> Any:
+        """A move as JSON for scripts (``skillcheck solve --json``); by default its code."""
+        return move.code
+
+    @classmethod
+    def commands(cls) -> Sequence[Any]:
+        """Extra ``click`` commands of this game, mounted as ``skillcheck GAME COMMAND``."""
+        return ()
+
     def odds_presets(self) -> Mapping[str, Mapping[str, Any]]:
         """Named odds tables a GM reads (``skillcheck odds GAME --preset NAME``): each maps
         ``params`` (fixed parameters), ``axes`` (parameter → values to vary), ``methods`` and
