@@ -90,6 +90,7 @@ def deck_named(name: str) -> Deck:
 
 # The built-in decks register themselves on import (after the names above exist).
 from skillcheck.cards import decktet as _decktet  # noqa: E402
+from skillcheck.cards import standard as _standard  # noqa: E402
 from skillcheck.cards.decktet import (  # noqa: E402
     DECKTET,
     NUMERALS,
@@ -102,4 +103,4 @@ from skillcheck.cards.decktet import (  # noqa: E402
 )
 
 __all__ += ["DECKTET", "NUMERALS", "Card", "Rank", "Suit", "card", "parse_cards", "split_codes"]
-del _decktet
+del _decktet, _standard
