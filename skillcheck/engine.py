@@ -13,7 +13,6 @@ no game repeats that logic.
 
 from __future__ import annotations
 
-import enum
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -21,22 +20,24 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 import attrs
 from attrs import frozen
 
+from skillcheck.board import Board, MoveView
 from skillcheck.errors import (
     GameOverError,
     IllegalMoveError,
     ParameterError,
     UndoError,
-    UnknownGameError,
 )
+from skillcheck.outcome import MAX_MOVE_CODE, RESERVED_WORDS, UNDO, EndReason, Outcome, Status
+from skillcheck.registry import GAMES, analysis_of, game_class, make_game, register_game
 from skillcheck.rng import draw_seed, validate_seed
+from skillcheck.solving import Bot, RandomBot, Solver
 
 if TYPE_CHECKING:
-    from skillcheck.board import Board, MoveView
     from skillcheck.records import GameRecord
-    from skillcheck.solving import Bot, Solver
 
 __all__ = [
     "GAMES",
+    "MAX_MOVE_CODE",
     "PARAMETER_KINDS",
     "RESERVED_WORDS",
     "UNDO",
@@ -53,46 +54,6 @@ __all__ = [
     "make_game",
     "register_game",
 ]
-
-
-#: The action code of a take-back in histories and records.
-UNDO = "undo"
-#: Words that are actions of a session, never a game's move code (conformance checks it).
-RESERVED_WORDS = frozenset({UNDO, "concede", "cancel", "unwinnable", "hint"})
-#: The longest move code any game may write (the API stores codes in 32 characters).
-MAX_MOVE_CODE = 32
-
-
-class Status(enum.Enum):
-    IN_PROGRESS = "in_progress"
-    WON = "won"
-    LOST = "lost"
-
-
-class EndReason(enum.Enum):
-    GOAL = "goal"
-    NO_LEGAL_MOVES = "no_legal_moves"
-    MOVE_LIMIT = "move_limit"
-    CONCEDED = "conceded"
-    #: The true deck leaves no winning line (proved by exhaustive search; GMs may enable this).
-    UNWINNABLE = "unwinnable"
-
-
-@frozen
-class Outcome:
-    """How a check ended.
-
-    ``degree`` is the degree of success; each game documents its meaning (docs/rules.md).
-    """
-
-    status: Status
-    reason: EndReason
-    degree: int
-    summary: str
-
-    @property
-    def success(self) -> bool:
-        return self.status is Status.WON
 
 
 class Move(ABC):
@@ -245,14 +206,16 @@ class Game(ABC, Generic[MoveT]):
         """``move`` as a front end offers it: zones it goes from and to, and a sentence."""
 
     def solver(self) -> Solver[MoveT] | None:
-        """The game's exact solver (it knows the hidden cards), or None if it has none."""
-        return None
+        """The game's exact solver (it knows the hidden cards), or None if it has none: by
+        default the one its solver module registered (``registry.register_analysis``)."""
+        factory = analysis_of(self.name).solver
+        solver: Solver[MoveT] | None = None if factory is None else factory()
+        return solver
 
     def bots(self) -> Mapping[str, Callable[[], Bot]]:
-        """The fair bots by name (they see only observations); ``random`` is always there."""
-        from skillcheck.solving import RandomBot
-
-        return {"random": RandomBot}
+        """The fair bots by name (they see only observations): those the game's bot module
+        registered, then ``random``, which every game has."""
+        return {**analysis_of(self.name).bots, "random": RandomBot}
 
     def parse_deal(self, text: str) -> tuple[Any, ...]:
         """A deal written by a person (``skillcheck solve GAME --deal TEXT``), in the order of
@@ -274,8 +237,8 @@ class Game(ABC, Generic[MoveT]):
     def odds_presets(self) -> Mapping[str, Mapping[str, Any]]:
         """Named odds tables a GM reads (``skillcheck odds GAME --preset NAME``): each maps
         ``params`` (fixed parameters), ``axes`` (parameter → values to vary), ``methods`` and
-        ``deals``. Empty when the game has none."""
-        return {}
+        ``deals``. By default those the game's odds module registered."""
+        return dict(analysis_of(self.name).odds_presets)
 
     def new_state(self, seed: int | None = None) -> State[MoveT]:
         """A new play; a seed is drawn from OS entropy when none is given, and always recorded."""
@@ -506,37 +469,6 @@ class State(ABC, Generic[MoveT]):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.code()!r}>"
-
-
-# ---- the registry -----------------------------------------------------------------------------
-
-GAMES: dict[str, type[Game[Any]]] = {}
-G = TypeVar("G", bound=type[Game[Any]])
-
-
-def register_game(cls: G) -> G:
-    """Class decorator: make a game available by its ``name``."""
-    GAMES[cls.name] = cls
-    return cls
-
-
-def game_class(name: str) -> type[Game[Any]]:
-    try:
-        return GAMES[name]
-    except KeyError:
-        raise UnknownGameError(
-            f"unknown game {name!r}: the games are {', '.join(sorted(GAMES))}"
-        ) from None
-
-
-def make_game(name: str, **params: Any) -> Game[Any]:
-    """A game by registry name and parameters: ``make_game("three-towers", level=6)``."""
-    cls = game_class(name)
-    try:
-        return cls(**params)
-    except TypeError as exc:
-        allowed = ", ".join(p.name for p in cls.parameters())
-        raise ParameterError("params", f"{exc}; the parameters of {name} are {allowed}") from None
 
 
 Validator = Callable[[Any, Any, Any], None]

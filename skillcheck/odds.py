@@ -71,7 +71,8 @@ def game_from_options(name: str, options: Mapping[str, Any]) -> Game[Any]:
     from skillcheck.serialization import game_from_params
 
     cls = game_class(name)
-    return game_from_params(name, cls.params_from_options(options))
+    game: Game[Any] = game_from_params(name, cls.params_from_options(options))
+    return game
 
 
 def methods_of(game: Game[Any]) -> tuple[str, ...]:

@@ -10,15 +10,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from attrs import field, frozen
 
-from skillcheck.engine import UNDO, EndReason, Outcome, State
 from skillcheck.errors import ParseError, RecordError, SkillcheckError
-
-if TYPE_CHECKING:
-    from skillcheck.engine import Game
+from skillcheck.outcome import UNDO, EndReason, Outcome
 
 __all__ = ["RECORD_FORMAT", "GameRecord", "verify"]
 
@@ -63,7 +60,8 @@ class GameRecord:
         return self.seed is not None or self.deal is not None or self.start is not None
 
     @classmethod
-    def from_state(cls, state: State[Any], *, reveal: bool) -> GameRecord:
+    def from_state(cls, state: Any, *, reveal: bool) -> GameRecord:
+        """The record of a :class:`~skillcheck.engine.State` (``state.record()`` calls this)."""
         from skillcheck.serialization import game_params
 
         start = state.initial_position().code() if state.deal is None else None
@@ -114,12 +112,14 @@ class GameRecord:
         return cls.from_json(Path(path).read_text(encoding="utf-8"))
 
     # -- replay
-    def build_game(self) -> Game[Any]:
+    def build_game(self) -> Any:
+        """The :class:`~skillcheck.engine.Game` of this record."""
         from skillcheck.serialization import game_from_params
 
         return game_from_params(self.game, self.params)
 
-    def initial_state(self) -> State[Any]:
+    def initial_state(self) -> Any:
+        """The :class:`~skillcheck.engine.State` the play started from."""
         game = self.build_game()
         if self.seed is not None:
             state = game.new_state(self.seed)
@@ -139,7 +139,7 @@ class GameRecord:
             "be replayed"
         )
 
-    def replay(self) -> State[Any]:
+    def replay(self) -> Any:
         """Replay the moves; raises :class:`RecordError` if a move is illegal."""
         state = self.initial_state()
         for number, code in enumerate(self.moves, 1):
@@ -166,7 +166,7 @@ class GameRecord:
         return state
 
 
-def verify(record: GameRecord) -> State[Any]:
+def verify(record: GameRecord) -> Any:
     """Replay ``record`` and check that it ends as it claims; returns the final state."""
     state = record.replay()
     if state.outcome != record.outcome:

@@ -13,8 +13,8 @@ from typing import Any
 import cattrs
 
 from skillcheck.cards import DECKS, Deck
-from skillcheck.engine import Game, game_class
 from skillcheck.errors import ParameterError, SkillcheckError
+from skillcheck.registry import game_class
 
 __all__ = ["converter", "game_from_params", "game_params"]
 
@@ -45,13 +45,13 @@ def _first_domain_error(exc: BaseException) -> SkillcheckError | None:
     return None
 
 
-def game_params(game: Game[Any]) -> dict[str, Any]:
+def game_params(game: Any) -> dict[str, Any]:
     """A game's parameters as plain JSON-able data."""
     data: dict[str, Any] = converter.unstructure(game)
     return data
 
 
-def game_from_params(name: str, params: dict[str, Any]) -> Game[Any]:
+def game_from_params(name: str, params: dict[str, Any]) -> Any:
     """Rebuild a game from its registry name and :func:`game_params` data.
 
     Raises :class:`ParameterError` (or another domain error) naming what was wrong.

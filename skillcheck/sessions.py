@@ -194,7 +194,8 @@ class CheckConfig:
     metadata: dict[str, Any] = field(factory=dict)
 
     def build_game(self) -> Game[Any]:
-        return game_from_params(self.game, self.params)
+        game: Game[Any] = game_from_params(self.game, self.params)
+        return game
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -446,7 +447,7 @@ class RevealedRecord:
         """Check the commitment, then replay the record; returns the final state. Raises
         :class:`CommitmentError` or :class:`~skillcheck.errors.RecordError`."""
         verify_commitment(self)
-        state = verify(self.record)
+        state: State[Any] = verify(self.record)
         expected = (
             CheckStatus.CANCELLED
             if self.status is CheckStatus.CANCELLED
@@ -878,7 +879,8 @@ class SessionService:
             params = {}
         if not isinstance(params, Mapping):
             raise ParameterError("params", "params must be a JSON object (a mapping)")
-        return game_from_params(game, _plain(dict(params), "params"))
+        built: Game[Any] = game_from_params(game, _plain(dict(params), "params"))
+        return built
 
     def _created_again(self, key: str, fingerprint: str) -> CreatedCheck | None:
         found = self.store.idempotency(_CREATE_SCOPE, key)

@@ -17,14 +17,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from attrs import field, frozen
 
 from skillcheck.errors import ParameterError
-
-if TYPE_CHECKING:
-    from skillcheck.engine import Game, Move, Outcome, State
 
 __all__ = [
     "Bot",
@@ -38,8 +35,39 @@ __all__ = [
 ]
 
 Result = Literal["win", "loss", "unknown"]
-M = TypeVar("M", bound="Move")
-M_co = TypeVar("M_co", bound="Move", covariant=True)
+M = TypeVar("M")
+S = TypeVar("S", bound="PlayableState")
+S_co = TypeVar("S_co", bound="PlayableState", covariant=True)
+
+
+class PlayableState(Protocol):
+    """What autoplay needs of a state (``skillcheck.engine.State`` has it all)."""
+
+    @property
+    def outcome(self) -> Any: ...
+
+    @property
+    def moves(self) -> tuple[Any, ...]: ...
+
+    def is_terminal(self) -> bool: ...
+
+    def observation(self) -> Any: ...
+
+    def push(self, move: Any) -> None: ...
+
+    def concede(self) -> Any: ...
+
+
+class PlayableGame(Protocol[S_co]):
+    """What autoplay needs of a game (``skillcheck.engine.Game`` has it all). This module sits
+    below the engine: the engine's solver and bot hooks name these protocols."""
+
+    @property
+    def title(self) -> str: ...
+
+    def new_state(self, seed: int | None = None) -> S_co: ...
+
+    def bots(self) -> Mapping[str, Callable[[], Bot]]: ...
 
 #: Autoplay concedes a check after this many moves (a bot that wanders never hangs a caller).
 MAX_AUTOPLAY_MOVES = 5000
@@ -72,12 +100,13 @@ class Solver(Protocol[M]):
 
     def solve(
         self,
-        state: State[M],
+        state: Any,
         *,
         max_states: int | None = 2_000_000,
         max_seconds: float | None = None,
     ) -> Solution[M]:
-        """Solve ``state`` as it stands (its true hidden cards); never changes it."""
+        """Solve ``state`` (a State of the solver's game) as it stands, with its true hidden
+        cards; never changes it."""
         ...
 
 
@@ -103,11 +132,11 @@ class RandomBot:
         self._rng = random.Random(seed)
 
     def choose(self, game: Any, observation: Any) -> Any:
-        moves = list(observation.legal_moves())
+        moves: list[Any] = list(observation.legal_moves())
         return self._rng.choice(moves) if moves else None
 
 
-def make_bot(game: Game[Any], name: str) -> Bot:
+def make_bot(game: PlayableGame[Any], name: str) -> Bot:
     """The bot ``name`` of ``game``; :class:`ParameterError` names the bots there are."""
     bots: Mapping[str, Callable[[], Bot]] = game.bots()
     try:
@@ -119,12 +148,12 @@ def make_bot(game: Game[Any], name: str) -> Bot:
 
 
 def autoplay(
-    game: Game[M],
+    game: PlayableGame[S],
     bot: Bot | str = "fast",
     seed: int | None = None,
     *,
     max_moves: int = MAX_AUTOPLAY_MOVES,
-) -> State[M]:
+) -> S:
     """Play one check to the end with ``bot`` (which sees only observations)."""
     player = make_bot(game, bot) if isinstance(bot, str) else bot
     state = game.new_state(seed)
@@ -137,8 +166,9 @@ def autoplay(
     return state
 
 
-def resolve(game: Game[Any], *, bot: Bot | str = "fast", seed: int | None = None) -> Outcome:
-    """Resolve an NPC's check in one call: the bot plays it; returns the outcome."""
+def resolve(game: PlayableGame[Any], *, bot: Bot | str = "fast", seed: int | None = None) -> Any:
+    """Resolve an NPC's check in one call: the bot plays it; returns the
+    :class:`~skillcheck.engine.Outcome`."""
     outcome = autoplay(game, bot, seed).outcome
     assert outcome is not None
     return outcome

@@ -6,6 +6,10 @@ solver (:mod:`.solver`, with its compiled planner ``_planner.c``) and line short
 frontend (:mod:`.frontend`).
 """
 
+# The analysis modules register the solver, the bots and the odds presets of the game.
+from skillcheck.games.three_towers import bots as _bots
+from skillcheck.games.three_towers import odds as _odds
+from skillcheck.games.three_towers import solver as _solver
 from skillcheck.games.three_towers.rules import (
     DECK,
     VARIANTS,
@@ -22,6 +26,8 @@ from skillcheck.games.three_towers.rules import (
     level_deck,
     quota_deck,
 )
+
+del _bots, _odds, _solver
 
 __all__ = [
     "DECK",

@@ -36,6 +36,7 @@ from skillcheck.games.three_towers.rules import (
     legal_tower_moves,
     level_deck,
 )
+from skillcheck.registry import register_analysis
 from skillcheck.solving import Bot
 
 __all__ = [
@@ -356,6 +357,7 @@ class StrongBot(_PlanFollower):
 
 
 BOTS: dict[str, Callable[[], Bot]] = {"fast": FastBot, "strong": StrongBot}
+register_analysis(ThreeTowers.name, bots=BOTS)
 
 
 def make_bot(name: str) -> Bot:
@@ -383,4 +385,5 @@ def resolve_check(
 ) -> Outcome:
     """Resolve an NPC's quota check in one call; returns the outcome with its degree."""
     game = ThreeTowers.quota_check(suit, skill, quota, **params)
-    return solving.resolve(game, bot=bot, seed=seed)
+    outcome: Outcome = solving.resolve(game, bot=bot, seed=seed)
+    return outcome

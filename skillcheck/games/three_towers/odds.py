@@ -32,8 +32,9 @@ from attrs import frozen
 
 from skillcheck.cards import Suit
 from skillcheck.errors import ParameterError
-from skillcheck.games.three_towers import ThreeTowers
+from skillcheck.games.three_towers.rules import ThreeTowers
 from skillcheck.odds import PERFECT_PLAY_STATES, deal_seeds, wilson_interval
+from skillcheck.registry import register_analysis
 
 __all__ = [
     "METHODS",
@@ -67,6 +68,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "deals": 100,
     },
 }
+register_analysis(ThreeTowers.name, odds_presets=PRESETS)
 #: One finished game of a task: (method, level, skill, quota, success, undecided).
 Result = tuple[str, int, int | None, int | None, bool, bool]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, ClassVar
 
 from attrs import field, frozen
 
@@ -32,9 +32,6 @@ from skillcheck.engine import (
 from skillcheck.errors import ParameterError, ParseError
 from skillcheck.rng import Pcg32, validate_seed
 from skillcheck.serialization import converter
-
-if TYPE_CHECKING:
-    from skillcheck.solving import Bot, Solver
 
 __all__ = [
     "DECK",
@@ -255,21 +252,6 @@ class ThreeTowers(Game[TowerMove]):
                     f"{variant.suit.title} up to level {self.level} (from: {names}); got "
                     f"{', '.join(c.short_name for c in variant.suited_cards)}",
                 )
-
-    def solver(self) -> Solver[TowerMove]:
-        from skillcheck.games.three_towers.solver import ThreeTowersSolver
-
-        return ThreeTowersSolver()
-
-    def bots(self) -> Mapping[str, Callable[[], Bot]]:
-        from skillcheck.games.three_towers.bots import BOTS
-
-        return {**BOTS, **super().bots()}
-
-    def odds_presets(self) -> Mapping[str, Mapping[str, Any]]:
-        from skillcheck.games.three_towers.odds import PRESETS
-
-        return PRESETS
 
     @classmethod
     def examples(cls) -> tuple[dict[str, Any], ...]:

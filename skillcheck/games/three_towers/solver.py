@@ -70,6 +70,7 @@ from skillcheck.games.three_towers.rules import (
     ThreeTowersState,
     TowerMove,
 )
+from skillcheck.registry import register_analysis
 from skillcheck.solving import Result, Solution
 
 if TYPE_CHECKING:
@@ -1231,6 +1232,8 @@ class ThreeTowersSolver:
         assert isinstance(state, ThreeTowersState)
         return solve(state.game, (), start=state, max_states=max_states, max_seconds=max_seconds)
 
+
+register_analysis(ThreeTowers.name, solver=ThreeTowersSolver)
 
 _gc_lock = threading.Lock()
 _gc_pausers = 0
