@@ -19,9 +19,9 @@ import itertools
 import json
 import math
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
-from typing import Any
+from typing import Any, TypeVar
 
 from attrs import frozen
 
@@ -47,6 +47,8 @@ Z95 = 1.959963984540054
 PERFECT_PLAY_STATES = 5_000_000
 
 Progress = Callable[[int, int], None]
+T = TypeVar("T")
+K = TypeVar("K")
 
 
 def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
@@ -178,6 +180,36 @@ def play_once(
     return outcome.success, False
 
 
+def run_jobs(
+    task: Callable[..., T],
+    jobs: Sequence[tuple[Any, ...]],
+    executor: Executor | None,
+    progress: Progress | None,
+) -> Iterator[tuple[int, T]]:
+    """Run ``task(*job)`` for every job on ``executor`` (a process pool with one worker per core
+    when None, shut down afterwards); yields (job index, result) as they finish and reports
+    progress after each."""
+    own = executor is None
+    pool = executor or ProcessPoolExecutor(max_workers=os.cpu_count() or 1)
+    try:
+        futures = {pool.submit(task, *job): i for i, job in enumerate(jobs)}
+        for done, future in enumerate(as_completed(futures), 1):
+            yield futures[future], future.result()
+            if progress is not None:
+                progress(done, len(futures))
+    finally:
+        if own:
+            pool.shutdown(cancel_futures=True)
+
+
+def add_result(tally: dict[K, list[int]], key: K, success: bool, undecided: bool) -> None:
+    """Count one game in ``tally[key]`` = [successes, trials, undecided]."""
+    counts = tally.setdefault(key, [0, 0, 0])
+    counts[0] += success
+    counts[1] += 1
+    counts[2] += undecided
+
+
 def _task(
     name: str, options: dict[str, Any], deal_seed: int, methods: tuple[str, ...], states: int
 ) -> list[tuple[str, bool, bool]]:
@@ -243,22 +275,9 @@ def odds(
     seeds = deal_seeds(seed, deals)
     jobs = [(name, c, s, chosen, solver_states) for c in combos for s in seeds]
     tally: dict[tuple[int, str], list[int]] = {}
-    own = executor is None
-    pool = executor or ProcessPoolExecutor(max_workers=os.cpu_count() or 1)
-    try:
-        futures = {pool.submit(_task, *job): i // deals for i, job in enumerate(jobs)}
-        for done, future in enumerate(as_completed(futures), 1):
-            index = futures[future]
-            for method, success, undecided in future.result():
-                counts = tally.setdefault((index, method), [0, 0, 0])
-                counts[0] += success
-                counts[1] += 1
-                counts[2] += undecided
-            if progress is not None:
-                progress(done, len(futures))
-    finally:
-        if own:
-            pool.shutdown(cancel_futures=True)
+    for job, results in run_jobs(_task, jobs, executor, progress):
+        for method, success, undecided in results:
+            add_result(tally, (job // deals, method), success, undecided)
     cells = [
         OddsCell(combos[index], method, *tally[(index, method)])
         for method in chosen

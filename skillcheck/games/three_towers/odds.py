@@ -22,9 +22,8 @@ import csv
 import io
 import json
 import math
-import os
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,13 @@ from attrs import frozen
 from skillcheck.cards import Suit
 from skillcheck.errors import ParameterError
 from skillcheck.games.three_towers.rules import ThreeTowers
-from skillcheck.odds import PERFECT_PLAY_STATES, deal_seeds, wilson_interval
+from skillcheck.odds import (
+    PERFECT_PLAY_STATES,
+    add_result,
+    deal_seeds,
+    run_jobs,
+    wilson_interval,
+)
 from skillcheck.registry import register_analysis
 
 __all__ = [
@@ -259,22 +264,10 @@ def _run(
     task: Callable[..., list[Result]], jobs: list[tuple[Any, ...]], executor: Executor | None,
     progress: Progress | None,
 ) -> list[OddsCell]:  # fmt: skip
-    own = executor is None
-    pool = executor or ProcessPoolExecutor(max_workers=os.cpu_count() or 1)
     tally: dict[tuple[str, int, int | None, int | None], list[int]] = {}
-    try:
-        futures = [pool.submit(task, *job) for job in jobs]
-        for done, future in enumerate(as_completed(futures), 1):
-            for method, level, skill, quota, success, undecided in future.result():
-                counts = tally.setdefault((method, level, skill, quota), [0, 0, 0])
-                counts[0] += success
-                counts[1] += 1
-                counts[2] += undecided
-            if progress is not None:
-                progress(done, len(futures))
-    finally:
-        if own:
-            pool.shutdown(cancel_futures=True)
+    for _, results in run_jobs(task, jobs, executor, progress):
+        for method, level, skill, quota, success, undecided in results:
+            add_result(tally, (method, level, skill, quota), success, undecided)
     return [OddsCell(*key, *counts) for key, counts in tally.items()]
 
 
