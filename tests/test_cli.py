@@ -374,18 +374,23 @@ def test_gm_cards_build_the_deck() -> None:
 
 
 def test_deck_json() -> None:
+    # The deck's table, as GET /v1/decks/{deck} serves it (the Decktet is the default deck).
     result = run(["deck", "--json"])
     assert result.exit_code == 0
-    cards = json.loads(result.stdout)
+    table = json.loads(result.stdout)
+    assert table == json.loads(run(["deck", "decktet", "--json"]).stdout)
+    assert table["deck"] == "decktet"
+    suits = {s["letter"]: s["name"] for s in table["suits"]}
+    cards = table["cards"]
     assert len(cards) == 45
     by_name = {c["name"]: c for c in cards}
-    assert by_name["the Author"]["rank"] == 2
-    assert by_name["the Author"]["suits"] == ["moons", "knots"]
+    assert by_name["the Author"]["value"] == 2
+    assert [suits[s] for s in by_name["the Author"]["suits"]] == ["Moons", "Knots"]
     assert by_name["the Author"]["code"] == "2MK"
-    assert by_name["the Huntress"]["rank"] == 10
-    assert by_name["the Harvest"]["rank"] == "pawn"
-    assert by_name["the Consul"]["rank"] == "court"
-    assert by_name["the Ace of Moons"]["rank"] == 1
+    assert by_name["the Huntress"]["value"] == 10
+    assert by_name["the Harvest"]["rank"] == "Pawn"
+    assert by_name["the Consul"]["rank"] == "Court"
+    assert by_name["the Ace of Moons"]["value"] == 1
     assert by_name["the Excuse"]["rank"] is None
     assert [c["code"] for c in cards] == [c.code for c in DECKTET]
 
@@ -395,6 +400,12 @@ def test_deck_table() -> None:
     assert result.exit_code == 0
     for name in ("the Author", "the Huntress", "the Excuse", "the Chance Meeting"):
         assert name in result.stdout
+
+
+def test_unknown_deck_lists_the_decks() -> None:
+    result = run(["deck", "tarot"])
+    assert result.exit_code == 2
+    assert "unknown deck 'tarot'" in result.stderr and "decktet" in result.stderr
 
 
 def test_deal_with_a_seed_is_stable_and_matches_the_library() -> None:
@@ -437,7 +448,10 @@ def test_games_lists_the_registry() -> None:
     (tt,) = [g for g in data if g["name"] == "three-towers"]
     params = {p["name"]: p for p in tt["parameters"]}
     assert params["level"]["default"] == 9 and params["level"]["maximum"] == 9
-    assert params["suited_cards"]["option"] == "--cards"
+    # Options are named after the parameters; a game's single cards parameter also takes --cards.
+    assert params["suited_cards"]["option"] == "--suited-cards"
+    assert params["suited_cards"]["options"] == ["--suited-cards", "--cards"]
+    assert params["undo"]["options"] == ["--undo", "--no-undo"]
 
 
 # ---- verify --------------------------------------------------------------------------------------

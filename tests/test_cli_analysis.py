@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
 
-from skillcheck import DECK, ThreeTowers, TowerMove
+from skillcheck import ThreeTowers, TowerMove
 from skillcheck.cli import main
 from skillcheck.records import GameRecord, verify
 
@@ -18,11 +19,13 @@ def run(args: Sequence[str], input: str | None = None) -> Result:
     return CliRunner().invoke(main, list(args), input=input)
 
 
-def _replay(game: ThreeTowers, deal: Sequence[str], moves: list[dict[str, object]]) -> bool:
-    state = game.state_from_deal(deal)
+def _replay(game: ThreeTowers, data: dict[str, Any]) -> bool:
+    """Whether the answer's line wins its deal; its moves are the game's ``move_json``."""
+    state = game.state_from_deal(data["deal"])
+    moves = [game.parse_move(code) for code in data["codes"]]
+    assert data["moves"] == [game.move_json(m) for m in moves]
     for move in moves:
-        source = DECK if move["from"] == "deck" else int(move["from"])  # type: ignore[call-overload]
-        state.push(TowerMove(source, int(move["to"])))  # type: ignore[call-overload]
+        state.push(move)
     return state.outcome is not None and state.outcome.success
 
 
@@ -34,8 +37,12 @@ def test_solve_a_deal_given_by_names_and_replay_its_certificate() -> None:
     data = json.loads(result.stdout)
     assert data["result"] == "win"
     assert data["params"]["level"] == 5  # the level follows from the cards dealt
+    assert all(isinstance(TowerMove.parse(code), TowerMove) for code in data["codes"])
+    # Three Towers writes a move as {"from": "deck" or a tower, "to": a tower}, towers from 1
+    first = TowerMove.parse(data["codes"][0])
+    assert data["moves"][0] == {"from": "deck", "to": first.target}
     assert all(set(m) == {"from", "to"} for m in data["moves"])
-    assert _replay(ThreeTowers(level=5), data["deal"], data["moves"])
+    assert _replay(ThreeTowers(level=5), data)
 
 
 def test_solve_proves_a_loss_and_accepts_codes_and_the_article() -> None:
@@ -59,7 +66,7 @@ def test_solve_quota_and_ivory_goals_follow_the_options() -> None:
     checked = ThreeTowers.quota_check("moons", 4, 3, level=6, suited_cards=[
         c for c in deal if c.bears(game.variant.suit)  # type: ignore[union-attr]
     ])  # fmt: skip
-    assert _replay(checked, data["deal"], data["moves"])
+    assert _replay(checked, data)
     full = ",".join(c.code for c in ThreeTowers(level=4).deal(1))
     ivory = run(["solve", "three-towers", "--deal", full, "--suit", "waves", "--json"])
     assert json.loads(ivory.stdout)["params"]["variant"] == {"kind": "ivory", "suit": "waves"}
@@ -106,7 +113,10 @@ def test_odds_prints_a_table_and_writes_files(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "perfect" in result.stdout and "fast" in result.stdout and "%" in result.stdout
     data = json.loads(json_path.read_text())
-    assert {(c["skill"], c["quota"]) for c in data["cells"]} == {(2, 1), (3, 1), (3, 3)}
+    cells = {(c["params"]["skill"], c["params"]["quota"]) for c in data["cells"]}
+    assert cells == {(2, 1), (3, 1), (3, 3)}  # quota 3 above skill 2 is left out
+    assert {c["method"] for c in data["cells"]} == {"perfect", "fast"}
+    assert all(c["trials"] == 6 for c in data["cells"])
     assert csv_path.read_text().count("\n") == 1 + len(data["cells"])
     assert png_path.read_bytes()[:4] == b"\x89PNG"
     again = run([
@@ -127,7 +137,9 @@ def test_odds_standard_table_per_level() -> None:
     ("args", "message"),
     [
         (["--suit", "moons", "--skill", "x"], "cannot read skill 'x'"),
-        (["--suit", "moons", "--level", "6..9"], "a quota table is for one level"),
+        (["--suit", "moons", "--level", "6..12"], "level must be from 2 to 9"),
+        (["--level", "4", "--bot", "perfect", "--bot", "psychic"], "unknown method 'psychic'"),
+        (["--level", "4", "--preset", "nope"], "unknown preset 'nope'"),
         (["--suit", "moonz"], "unknown suit 'moonz'"),
     ],
 )

@@ -275,6 +275,10 @@ class ThreeTowers(Game[TowerMove]):
         }
         kind = flat.pop("variant", None)
         if kind is None:
+            if "suit" not in flat and {"skill", "quota", "suited_cards"} & flat.keys():
+                raise ParameterError(
+                    "suit", "skill, quota and suited cards need a suit: give the check's suit"
+                )
             if "suit" not in flat:
                 kind = "standard"
             elif {"skill", "quota", "suited_cards"} & flat.keys():
@@ -486,6 +490,10 @@ class ThreeTowers(Game[TowerMove]):
                 f", quota check: {variant.suit.value}, skill {variant.skill}, quota {variant.quota}"
             )
         return text
+
+    def move_json(self, move: TowerMove) -> dict[str, Any]:
+        """``{"from": "deck" or a tower number, "to": a tower number}``."""
+        return {"from": "deck" if move.source == DECK else move.source, "to": move.target}
 
     def goal_text(self) -> str:
         variant = self.variant

@@ -1,0 +1,550 @@
+"""The analysis commands: ``solve``, ``autoplay`` and ``odds``, for any game of the registry.
+
+``solve`` asks the game's exact solver (:meth:`Game.solver <skillcheck.engine.Game.solver>`),
+``autoplay`` one of its fair bots (:meth:`Game.bots <skillcheck.engine.Game.bots>`), and
+``odds`` plays seeded deals through the generic harness (:func:`skillcheck.odds.odds`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.table import Table
+from rich.text import Text
+
+from skillcheck.engine import Game
+from skillcheck.errors import ParameterError, ParseError, SkillcheckError
+from skillcheck.odds import PERFECT, PERFECT_PLAY_STATES, OddsTable, game_from_options, methods_of
+from skillcheck.odds import odds as odds_table
+from skillcheck.rng import draw_seed, validate_seed
+from skillcheck.serialization import game_params
+from skillcheck.solving import autoplay as run_bot
+from skillcheck.solving import make_bot
+from skillcheck.terminal import frontend_for, item_code
+
+from .commands import first_examples, option_names
+from .common import library_errors, outcome_panel, print_json, stderr, stdout
+from .options import (
+    GameCommand,
+    GameGroup,
+    build_game,
+    click_options,
+    default_game,
+    example_commands,
+    game_options,
+    read_options,
+    read_values,
+)
+
+__all__ = ["autoplay", "odds", "plot_odds", "solve"]
+
+#: A picture of an odds table shows at most this many varying parameters (a heatmap).
+MAX_PLOT_AXES = 2
+
+
+# ---- solve ---------------------------------------------------------------------------------------
+
+
+def _solve_command(cls: type[Game[Any]]) -> click.Command:
+    own: list[click.Parameter] = [
+        click.Option(
+            ["--deal", "deal_text"],
+            metavar="CARDS",
+            help=f"The deal to solve, in the game's dealing order ({cls.deal_order}): card names "
+            "or codes separated by commas.",
+        ),
+        click.Option(["--seed"], type=int, help="Solve the deal of this seed (with the options)."),
+        click.Option(
+            ["--max-states"],
+            type=int,
+            default=2_000_000,
+            show_default=True,
+            help="Give up (result unknown) after this many positions.",
+        ),
+        click.Option(
+            ["--max-seconds"], type=float, help="Give up (result unknown) after this long."
+        ),
+        click.Option(
+            ["--shorten/--no-shorten"],
+            default=True,
+            show_default=True,
+            help="Let the game tidy the winning line before it is printed (a search's own path "
+            "may hold detours).",
+        ),
+        click.Option(["--json", "as_json"], is_flag=True, help="Print JSON."),
+    ]
+    options = game_options(cls, option_names(own))
+
+    def run(
+        deal_text: str | None, seed: int | None, max_states: int, max_seconds: float | None,
+        shorten: bool, as_json: bool, **kwargs: Any,
+    ) -> None:  # fmt: skip
+        flat = read_options(options, kwargs)
+        frontend = frontend_for(cls)
+        with library_errors():
+            if deal_text is not None:
+                if seed is not None:
+                    raise ParseError("give either --deal or --seed, not both")
+                game, dealt = frontend.game_for_deal(cls, flat, deal_text)
+                cards = tuple(dealt)
+                start = game.state_from_deal(cards)
+            else:
+                game = build_game(cls, flat)
+                seed = draw_seed() if seed is None else validate_seed(seed)
+                start = game.new_state(seed)
+                cards = tuple(start.deal or ())
+            solver = game.solver()
+            if solver is None:
+                raise ParameterError(
+                    "solver",
+                    f"{game.title} has no solver: `skillcheck autoplay {cls.name}` lets one of "
+                    "its bots play instead",
+                )
+            solution = solver.solve(start, max_states=max_states, max_seconds=max_seconds)
+            if shorten:
+                solution = frontend.refine_solution(game, start.copy(), solution)
+        if as_json:
+            data: dict[str, Any] = {
+                "result": solution.result,
+                "moves": [game.move_json(m) for m in solution.moves],
+                "codes": [m.code for m in solution.moves],
+                "states": solution.states,
+                "seconds": round(solution.seconds, 4),
+                "game": cls.name, "params": game_params(game), "seed": seed,
+                "deal": [item_code(c) for c in cards],
+            }  # fmt: skip
+            if solution.minimum and solution.result == "win":
+                data["min_moves"] = len(solution.moves)
+            print_json(data)
+            return
+        console = stdout()
+        console.print(Text(game.describe(), style="bold"))
+        if seed is not None:
+            console.print(f"seed {seed}")
+        style = {"win": "bold green", "loss": "bold red", "unknown": "bold yellow"}[solution.result]
+        console.print(
+            Text.assemble(
+                ("Result ", "bold"),
+                (solution.result.upper(), style),
+                f"  ({solution.states:,} positions, {solution.seconds:.2f} s)",
+            )
+        )
+        if solution.result == "loss":
+            console.print(
+                "No sequence of legal moves wins this deal (every position was searched)."
+            )
+        elif solution.result == "unknown":
+            console.print("The budget ran out first: raise --max-states or --max-seconds.")
+        else:
+            state = game.state_from_deal(cards)
+            shortest = " (the shortest there is)" if solution.minimum else ""
+            console.print(f"A winning line of {len(solution.moves)} moves{shortest}:")
+            for number, move in enumerate(solution.moves, 1):
+                description = frontend.describe_move(game, state.observation(), move)
+                state.push(move)
+                console.print(
+                    Text.assemble(f"{number:4d}. ", (move.code, "bold"), "  ", description)
+                )
+
+    text = (
+        f"Solve a deal of {cls.title} with perfect information: win (with a winning line that "
+        "replays through the rules), loss (a proof that no line wins) or unknown (the budget ran "
+        "out). Give the deal with --deal, or a seed with --seed and the game options."
+    )
+    return GameCommand(
+        cls.name,
+        params=[*click_options(options), *own],
+        callback=run,
+        help=text,
+        examples=lambda: example_commands(cls, "solve", limit=2, extra=["--seed", "7"]),
+        short_help=cls.summary or cls.title,
+    )
+
+
+solve = GameGroup(
+    "solve",
+    _solve_command,
+    help="Solve a deal of GAME with perfect information (win with a line, proven loss, or "
+    "unknown). `skillcheck solve GAME --help` lists its options.",
+    examples=first_examples("solve", ["--seed", "7", "--json"]),
+    short_help="Solve a deal of GAME with perfect information.",
+)
+
+
+# ---- autoplay ------------------------------------------------------------------------------------
+
+
+def _bots_help(cls: type[Game[Any]]) -> str:
+    game = default_game(cls)
+    bots = list(game.bots()) if game is not None else []
+    if not bots:
+        return "A fair bot of the game (it sees only what a player sees)."
+    return f"A fair bot of the game: {', '.join(bots)} (default: {bots[0]})."
+
+
+def _autoplay_command(cls: type[Game[Any]]) -> click.Command:
+    own: list[click.Parameter] = [
+        click.Option(["--seed"], type=int, help="Deal from this seed (default: a fresh one)."),
+        click.Option(["--bot"], metavar="NAME", help=_bots_help(cls)),
+        click.Option(
+            ["--record"],
+            type=click.Path(dir_okay=False, writable=True, path_type=Path),
+            help="Write the game record (JSON) to this file.",
+        ),
+        click.Option(["--json", "as_json"], is_flag=True, help="Print the game record as JSON."),
+    ]
+    options = game_options(cls, option_names(own))
+
+    def run(
+        seed: int | None, bot: str | None, record: Path | None, as_json: bool, **kwargs: Any
+    ) -> None:
+        flat = read_options(options, kwargs)
+        with library_errors():
+            game = build_game(cls, flat)
+            name = bot if bot is not None else next(iter(game.bots()))
+            player = make_bot(game, name)
+            seed = draw_seed() if seed is None else validate_seed(seed)
+            state = run_bot(game, player, seed)
+        if record is not None:
+            record.write_text(state.record().to_json() + "\n", encoding="utf-8")
+        if as_json:
+            click.echo(state.record().to_json())
+            return
+        console = stdout()
+        console.print(Text(f"{name} bot · seed {seed}", style="bold"))
+        console.print(frontend_for(cls).render(game, state.observation(), None, False))
+        assert state.outcome is not None
+        console.print(outcome_panel(state.outcome, state))
+
+    text = (
+        f"Let a fair bot play a check of {cls.title} (it sees only what a player sees): an "
+        "NPC's check. The outcome, its degree and the record are the same as a person's."
+    )
+    return GameCommand(
+        cls.name,
+        params=[*click_options(options), *own],
+        callback=run,
+        help=text,
+        examples=lambda: example_commands(cls, "autoplay", limit=2),
+        short_help=cls.summary or cls.title,
+    )
+
+
+autoplay = GameGroup(
+    "autoplay",
+    _autoplay_command,
+    help="Let a fair bot play a check of GAME (it sees only what a player sees): an NPC's check.",
+    examples=first_examples("autoplay"),
+    short_help="Let a fair bot play a check of GAME.",
+)
+
+
+# ---- odds ----------------------------------------------------------------------------------------
+
+
+def _check_cells(name: str, fixed: Mapping[str, Any], axes: Mapping[str, Sequence[Any]]) -> None:
+    """Refuse a table with a value that no cell can use (``--level 6..12`` where levels stop at
+    9), with the game's own message; combinations the game refuses (a quota above the skill)
+    are only left out."""
+    usable: set[tuple[str, str]] = set()
+    errors: dict[tuple[str, str], SkillcheckError] = {}
+    for values in itertools.product(*axes.values()):
+        keys = [(axis, repr(v)) for axis, v in zip(axes, values, strict=True)]
+        try:
+            game_from_options(name, {**fixed, **dict(zip(axes, values, strict=True))})
+        except SkillcheckError as exc:
+            for key in keys:
+                errors.setdefault(key, exc)
+            if not axes:
+                raise
+            continue
+        usable.update(keys)
+    for axis, axis_values in axes.items():
+        for value in axis_values:
+            key = (axis, repr(value))
+            if key not in usable:
+                raise errors[key]
+
+
+def _cell_value(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return ",".join(item_code(v) for v in value)
+    return str(value)
+
+
+def _title(cls: type[Game[Any]], table: OddsTable) -> str:
+    fixed = [f"{k} {_cell_value(v)}" for k, v in table.fixed.items() if k not in table.axes]
+    return " · ".join([cls.title, *fixed])
+
+
+def print_odds(cls: type[Game[Any]], table: OddsTable) -> None:
+    """The table in plain words: one row per combination, one column per method."""
+    console = stdout()
+    caption = f"{table.deals} deals per cell · seed {table.seed}"
+    out = Table(title=_title(cls, table), title_justify="left", caption=caption,
+                caption_justify="left")  # fmt: skip
+    for axis in table.axes:
+        out.add_column(axis, justify="right")
+    for method in table.methods:
+        out.add_column(f"{method}\nrate [95 % CI]", justify="right")
+    combos: list[dict[str, Any]] = []
+    for cell in table.cells:
+        if cell.params not in combos:
+            combos.append(cell.params)
+    undecided = 0
+    for params in combos:
+        row = [_cell_value(params.get(axis)) for axis in table.axes]
+        for method in table.methods:
+            found = next(
+                (c for c in table.cells if c.method == method and c.params == params), None
+            )
+            if found is None:
+                row.append("")
+                continue
+            low, high = found.interval
+            undecided += found.undecided
+            row.append(f"{100 * found.rate:5.1f} % [{100 * low:.0f}–{100 * high:.0f}]")
+        out.add_row(*row)
+    console.print(out)
+    if undecided:
+        console.print(Text(
+            f"{undecided} perfect-play games were undecided within the solver budget and count as "
+            "failures: the perfect rates are lower bounds (raise --solver-states).", style="yellow",
+        ))  # fmt: skip
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ParameterError(
+            "png", "writing a picture needs matplotlib: pip install 'skillcheck[plots]'"
+        ) from None
+    return plt
+
+
+def plot_odds(table: OddsTable, path: Path, title: str) -> None:
+    """A PNG of the table: a heatmap per method when two parameters vary, else the rates with
+    their intervals along the one varying parameter (or one bar per method)."""
+    plt = _pyplot()
+    axes = list(table.axes)
+    if len(axes) == MAX_PLOT_AXES:
+        rows, cols = table.axes[axes[0]], table.axes[axes[1]]
+        fig, panels = plt.subplots(
+            1, len(table.methods), figsize=(4.2 * len(table.methods), 4.0), squeeze=False,
+            layout="constrained",
+        )  # fmt: skip
+        image = None
+        for ax, method in zip(panels[0], table.methods, strict=True):
+            grid = [[math.nan] * len(cols) for _ in rows]
+            for c in table.cells:
+                if c.method == method:
+                    grid[rows.index(c.params[axes[0]])][cols.index(c.params[axes[1]])] = c.rate
+            image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", origin="lower", aspect="auto")
+            ax.set_xticks(range(len(cols)), [str(v) for v in cols])
+            ax.set_yticks(range(len(rows)), [str(v) for v in rows])
+            ax.set_xlabel(axes[1])
+            ax.set_ylabel(axes[0])
+            ax.set_title(method)
+            for i, line in enumerate(grid):
+                for j, value in enumerate(line):
+                    if not math.isnan(value):
+                        ax.text(j, i, f"{100 * value:.0f}", ha="center", va="center",
+                                color="black" if value > 0.6 else "white", fontsize=8)  # fmt: skip
+        if image is not None:
+            fig.colorbar(image, ax=panels[0].tolist(), label="success rate")
+    else:
+        fig, ax = plt.subplots(figsize=(6, 4), layout="constrained")
+        values = table.axes[axes[0]] if axes else ("",)
+        for method in table.methods:
+            cells = [c for c in table.cells if c.method == method]
+            if axes:
+                cells.sort(key=lambda c: values.index(c.params[axes[0]]))
+            rates = [c.rate for c in cells]
+            low = [c.rate - c.interval[0] for c in cells]
+            high = [c.interval[1] - c.rate for c in cells]
+            ax.errorbar(range(len(cells)), rates, yerr=[low, high], marker="o", capsize=4,
+                        label=method)  # fmt: skip
+        ax.set_xticks(range(len(values)), [str(v) for v in values])
+        ax.set_xlabel(axes[0] if axes else "")
+        ax.set_ylabel("success rate (95 % CI)")
+        ax.set_ylim(0, 1)
+        ax.legend()
+    fig.suptitle(f"{title}, {table.deals} deals per cell")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _write(path: Path | None, text: str) -> bool:
+    """Write ``text`` to ``path`` (``-`` is stdout); True if it went to stdout."""
+    if path is None:
+        return False
+    if str(path) == "-":
+        click.echo(text.rstrip("\n"))
+        return True
+    path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    return False
+
+
+def _presets_help(cls: type[Game[Any]]) -> str:
+    game = default_game(cls)
+    presets = list(game.odds_presets()) if game is not None else []
+    if not presets:
+        return "A named table of the game (this game has none)."
+    return f"A named table of the game: {', '.join(presets)} (options given replace its values)."
+
+
+def _methods_help(cls: type[Game[Any]]) -> str:
+    game = default_game(cls)
+    methods = list(methods_of(game)) if game is not None else [PERFECT]
+    return (
+        f"Methods to compare (repeat the option): {', '.join(methods)}; default: the first two. "
+        f"{PERFECT} is the exact solver with the true cards (an upper bound), the others are "
+        "fair bots."
+    )
+
+
+def _odds_command(cls: type[Game[Any]]) -> click.Command:
+    path = click.Path(dir_okay=False, allow_dash=True, path_type=Path)
+    own: list[click.Parameter] = [
+        click.Option(["--preset"], metavar="NAME", help=_presets_help(cls)),
+        click.Option(["--deals"], type=int, help="Deals per cell (default: the preset's, or 200)."),
+        click.Option(["--bot", "bots"], multiple=True, metavar="METHOD", help=_methods_help(cls)),
+        click.Option(
+            ["--seed"],
+            type=int,
+            default=0,
+            show_default=True,
+            help="Master seed: the same seed gives the same table.",
+        ),
+        click.Option(["--workers"], type=int, help="Worker processes (default: one per core)."),
+        click.Option(
+            ["--solver-states"],
+            type=int,
+            default=PERFECT_PLAY_STATES,
+            show_default=True,
+            help="Perfect play: positions per deal before a deal counts as undecided.",
+        ),
+        click.Option(
+            ["--csv", "csv_path"], type=path, help="Write the table as CSV (- for stdout)."
+        ),
+        click.Option(
+            ["--json", "json_path"], type=path, help="Write the table as JSON (- for stdout)."
+        ),
+        click.Option(
+            ["--png", "png_path"],
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Draw the table (a heatmap when two parameters vary; needs matplotlib).",
+        ),
+    ]
+    options = game_options(cls, option_names(own))
+
+    def run(
+        preset: str | None, deals: int | None, bots: tuple[str, ...], seed: int,
+        workers: int | None, solver_states: int, csv_path: Path | None, json_path: Path | None,
+        png_path: Path | None, **kwargs: Any,
+    ) -> None:  # fmt: skip
+        from concurrent.futures import ProcessPoolExecutor
+
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+        with library_errors():
+            given_fixed, given_axes = read_values(options, kwargs)
+            validate_seed(seed)
+            if workers is not None and workers < 1:
+                raise ParseError(f"workers {workers} is not allowed: give at least 1")
+            fixed: dict[str, Any] = {}
+            axes: dict[str, list[Any]] = {}
+            methods: list[str] | None = list(bots) or None
+            if preset is not None:
+                chosen = _preset(cls, preset)
+                fixed.update(chosen.get("params", {}))
+                axes.update({k: list(v) for k, v in chosen.get("axes", {}).items()})
+                methods = methods or list(chosen.get("methods") or []) or None
+                deals = deals if deals is not None else chosen.get("deals")
+            for key in given_fixed:
+                axes.pop(key, None)
+            for key in given_axes:
+                fixed.pop(key, None)
+            fixed.update(given_fixed)
+            axes.update(given_axes)
+            if png_path is not None:
+                if len(axes) > MAX_PLOT_AXES:
+                    raise ParameterError(
+                        "png", f"a picture shows at most {MAX_PLOT_AXES} varying parameters; this "
+                        f"table varies {', '.join(axes)}",
+                    )  # fmt: skip
+                _pyplot()
+            _check_cells(cls.name, fixed, axes)
+            progress = Progress(
+                "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                TimeRemainingColumn(), console=stderr(), transient=True,
+            )  # fmt: skip
+            with progress, ProcessPoolExecutor(max_workers=workers) as pool:
+                task = progress.add_task("playing deals", total=None)
+
+                def update(done: int, total: int) -> None:
+                    progress.update(task, completed=done, total=total)
+
+                table = odds_table(
+                    cls.name, fixed, axes, methods=methods,
+                    deals=deals if deals is not None else 200, seed=seed, executor=pool,
+                    progress=update, solver_states=solver_states, skip_invalid=True,
+                )  # fmt: skip
+            printed = _write(csv_path, table.to_csv())
+            printed = _write(json_path, table.to_json()) or printed
+            if png_path is not None:
+                plot_odds(table, png_path, _title(cls, table))
+        if not printed:
+            print_odds(cls, table)
+
+    text = (
+        f"Success rates of {cls.title} checks with 95 % confidence intervals (Wilson), perfect "
+        "play beside the fair bots, over seeded deals on every core (progress on stderr).\n\n"
+        "Each game option takes one value, or several (a range 2..5 or a list 1,3 for numbers, "
+        "a list a,b for names): every combination of the varying options is a cell, and "
+        "combinations the game refuses are left out. Every cell plays the same deals."
+    )
+    return GameCommand(
+        cls.name,
+        params=[*click_options(options, ranges=True), *own],
+        callback=run,
+        help=text,
+        examples=lambda: [
+            *example_commands(cls, "odds", limit=1, extra=["--deals", "100"]),
+            *[f"skillcheck odds {cls.name} --preset {name}" for name in _preset_names(cls)],
+        ],
+        short_help=cls.summary or cls.title,
+    )
+
+
+def _preset_names(cls: type[Game[Any]]) -> list[str]:
+    game = default_game(cls)
+    return list(game.odds_presets()) if game is not None else []
+
+
+def _preset(cls: type[Game[Any]], name: str) -> Mapping[str, Any]:
+    game = default_game(cls)
+    presets = game.odds_presets() if game is not None else {}
+    if name not in presets:
+        known = f"the presets are {', '.join(presets)}" if presets else "it has none"
+        raise ParameterError("preset", f"unknown preset {name!r} for {cls.title}: {known}")
+    return presets[name]
+
+
+odds = GameGroup(
+    "odds",
+    _odds_command,
+    help="Success probabilities of GAME's checks with confidence intervals, perfect play beside "
+    "the fair bots. `skillcheck odds GAME --help` lists its options.",
+    examples=first_examples("odds", ["--deals", "100"]),
+    short_help="Success probabilities with confidence intervals.",
+)

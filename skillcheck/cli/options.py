@@ -1,0 +1,390 @@
+"""Game options generated from each game's :class:`~skillcheck.engine.ParameterSpec`, and the
+commands that take a game: one click subcommand per registered game.
+
+Every parameter of a game becomes an option named after it (``suited_cards`` is
+``--suited-cards``): a whole number (``--level 6``), a choice (``--suit moons``), cards of the
+game's deck (``--suited-cards Author,Forest``; a game with a single cards parameter also takes
+``--cards``) or a switch (``--undo/--no-undo``). An option whose name a command already uses
+gets the prefix ``--game-``. The values go to the library unchanged (the game checks them, so
+its messages are the ones shown) through ``Game.params_from_options`` and
+:func:`~skillcheck.serialization.game_from_params`.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import shlex
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
+
+import click
+from attrs import frozen
+
+from skillcheck.cards import DECKS, Deck
+from skillcheck.engine import GAMES, Game, ParameterSpec, game_class
+from skillcheck.errors import ParseError, SkillcheckError
+from skillcheck.serialization import game_from_params
+from skillcheck.terminal import item_code
+
+from .common import library_errors
+
+__all__ = [
+    "GameCommand",
+    "GameGroup",
+    "GameOption",
+    "build_game",
+    "command_help",
+    "default_game",
+    "example_commands",
+    "example_options",
+    "game_options",
+    "parse_range",
+    "read_cards",
+    "read_options",
+    "read_values",
+    "to_flags",
+]
+
+#: The option that every game with exactly one cards parameter also accepts.
+CARDS_ALIAS = "--cards"
+
+
+@frozen
+class GameOption:
+    """One game parameter as a command-line option."""
+
+    spec: ParameterSpec
+    #: The option's names, the main one first (a switch's "off" name is :attr:`off_flag`).
+    flags: tuple[str, ...]
+    #: The keyword click passes the value under.
+    dest: str
+
+    @property
+    def flag(self) -> str:
+        return self.flags[0]
+
+    @property
+    def off_flag(self) -> str:
+        return "--no-" + self.flag[2:]
+
+    @property
+    def usage(self) -> str:
+        """The option as ``skillcheck games`` lists it: ``--level``, ``--undo/--no-undo``."""
+        return f"{self.flag}/{self.off_flag}" if self.spec.kind == "bool" else self.flag
+
+
+def game_options(cls: type[Game[Any]], taken: Collection[str] = ()) -> tuple[GameOption, ...]:
+    """The options of ``cls``'s parameters; ``taken`` are option names the command already has."""
+    specs = cls.parameters()
+    cards = [s for s in specs if s.kind == "cards"]
+    out: list[GameOption] = []
+    for spec in specs:
+        base = spec.name.replace("_", "-")
+        flag = f"--{base}"
+        if flag in taken or (spec.kind == "bool" and f"--no-{base}" in taken):
+            flag = f"--game-{base}"
+        flags: tuple[str, ...] = (flag,)
+        alias_free = CARDS_ALIAS not in taken and all(s.name != "cards" for s in specs)
+        if spec.kind == "cards" and len(cards) == 1 and alias_free and flag != CARDS_ALIAS:
+            flags += (CARDS_ALIAS,)
+        dest = "param_" + re.sub(r"\W", "_", spec.name)
+        out.append(GameOption(spec, flags, dest))
+    return tuple(out)
+
+
+def allowed_text(spec: ParameterSpec) -> str:
+    """The values a parameter allows, in a few words."""
+    if spec.kind == "int":
+        if spec.minimum is not None and spec.maximum is not None:
+            return f"{spec.minimum}..{spec.maximum}"
+        if spec.minimum is not None:
+            return f"{spec.minimum} or more"
+        return "a whole number" if spec.maximum is None else f"up to {spec.maximum}"
+    if spec.kind == "choice":
+        return ", ".join(spec.choices or ())
+    if spec.kind == "bool":
+        return "on or off"
+    deck = DECKS.get(spec.deck or "")
+    return f"cards of the deck {deck.name if deck else spec.deck}"
+
+
+def default_text(spec: ParameterSpec) -> str:
+    if spec.default is None:
+        return "none"
+    if isinstance(spec.default, bool):
+        return "on" if spec.default else "off"
+    if isinstance(spec.default, list | tuple):
+        return ",".join(item_code(c) for c in spec.default)
+    return str(spec.default)
+
+
+def option_help(spec: ParameterSpec, *, ranges: bool = False) -> str:
+    """The help of a parameter's option: its help, allowed values and default."""
+    allowed = allowed_text(spec)
+    if spec.kind == "cards":
+        deck = DECKS.get(spec.deck or "")
+        allowed += ", names or codes separated by commas"
+        if deck is not None:
+            allowed += f" ({deck.code_help})"
+    elif ranges and spec.kind == "int":
+        allowed += "; a number, a range (2..5) or a list (1,3)"
+    elif ranges and spec.kind == "choice":
+        allowed += "; one, or a list (a,b)"
+    default = default_text(spec)
+    return f"{spec.help[:1].upper()}{spec.help[1:]}. Allowed: {allowed}. Default: {default}."
+
+
+def click_options(options: Sequence[GameOption], *, ranges: bool = False) -> list[click.Parameter]:
+    """click options for ``options``; with ``ranges`` whole numbers and choices take several
+    values (a range or a list), as an odds table's axes do."""
+    params: list[click.Parameter] = []
+    for opt in options:
+        spec = opt.spec
+        text = option_help(spec, ranges=ranges)
+        if spec.kind == "bool":
+            params.append(
+                click.Option([f"{opt.flag}/{opt.off_flag}", opt.dest], default=None, help=text)
+            )
+        elif spec.kind == "int" and not ranges:
+            params.append(click.Option([*opt.flags, opt.dest], type=int, metavar="N", help=text))
+        else:
+            metavar = {"int": "N|A..B|A,B", "choice": "NAME", "cards": "CARDS"}[spec.kind]
+            if ranges and spec.kind == "choice":
+                metavar = "NAME[,NAME]"
+            params.append(click.Option([*opt.flags, opt.dest], metavar=metavar, help=text))
+    return params
+
+
+def read_cards(spec: ParameterSpec, value: Any) -> list[str]:
+    """Card codes from what was typed: names or codes separated by commas (or by spaces when
+    there is no comma and the whole is not one card's name)."""
+    deck: Deck = DECKS[spec.deck or ""]
+    if not isinstance(value, str):
+        return [item_code(deck.parse(v)) for v in value]
+    parts = [p.strip() for p in value.split(",")] if "," in value else [value.strip()]
+    codes: list[str] = []
+    for part in parts:
+        if not part:
+            continue
+        try:
+            codes.append(item_code(deck.parse(part)))
+        except SkillcheckError:
+            if " " not in part:
+                raise
+            codes += [item_code(deck.parse(word)) for word in part.split()]
+    return codes
+
+
+def read_options(options: Sequence[GameOption], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The flat game options given (removed from ``kwargs``), by parameter name."""
+    flat: dict[str, Any] = {}
+    for opt in options:
+        value = kwargs.pop(opt.dest, None)
+        if value is None:
+            continue
+        flat[opt.spec.name] = read_cards(opt.spec, value) if opt.spec.kind == "cards" else value
+    return flat
+
+
+def parse_range(text: str, name: str) -> list[int]:
+    """``3``, ``1..8`` or ``2,4,6`` as a list of whole numbers."""
+    try:
+        if ".." in text:
+            low, high = (int(part) for part in text.split("..", 1))
+            values = list(range(low, high + 1))
+        else:
+            values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise ParseError(
+            f"cannot read {name} {text!r}: give a number, a range like 1..8, or a list like 2,4,6"
+        ) from None
+    if not values:
+        raise ParseError(f"{name} {text!r} is empty: give a number, a range or a list")
+    return values
+
+
+def read_values(
+    options: Sequence[GameOption], kwargs: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """The options of an odds table (removed from ``kwargs``): ``(fixed, axes)``; an option
+    given several values (a range or a list) is an axis."""
+    fixed: dict[str, Any] = {}
+    axes: dict[str, list[Any]] = {}
+    for opt in options:
+        spec, value = opt.spec, kwargs.pop(opt.dest, None)
+        if value is None:
+            continue
+        values: list[Any]
+        if spec.kind == "int":
+            values = parse_range(str(value), spec.name)
+        elif spec.kind == "choice":
+            values = [v.strip() for v in str(value).split(",") if v.strip()]
+            if not values:
+                raise ParseError(f"{spec.name} {value!r} is empty: give one or more names")
+        elif spec.kind == "cards":
+            values = [read_cards(spec, value)]
+        else:
+            values = [value]
+        values = list(dict.fromkeys(values)) if spec.kind != "cards" else values
+        if len(values) == 1:
+            fixed[spec.name] = values[0]
+        else:
+            axes[spec.name] = values
+    return fixed, axes
+
+
+def to_flags(options: Sequence[GameOption], flat: Mapping[str, Any]) -> list[str]:
+    """The command-line flags that give the flat options back (a replay command)."""
+    out: list[str] = []
+    for opt in options:
+        value = flat.get(opt.spec.name)
+        if value is None:
+            continue
+        if opt.spec.kind == "bool":
+            out.append(opt.flag if value else opt.off_flag)
+        elif opt.spec.kind == "cards" and not isinstance(value, str):
+            out += [opt.flag, ",".join(item_code(c) for c in value)]
+        else:
+            out += [opt.flag, str(value)]
+    return out
+
+
+def build_game(cls: type[Game[Any]], flat: Mapping[str, Any]) -> Game[Any]:
+    """The game of the flat options (library errors propagate)."""
+    game: Game[Any] = game_from_params(cls.name, cls.params_from_options(dict(flat)))
+    return game
+
+
+def _at(params: Any, path: Sequence[str]) -> Any:
+    value = params
+    for key in path:
+        if not isinstance(value, Mapping) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+def example_options(cls: type[Game[Any]], params: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The fewest flat options that build the same game as the example ``params`` (as records
+    write them), or None when the options cannot express it."""
+    try:
+        target = game_from_params(cls.name, copy.deepcopy(dict(params)))
+    except SkillcheckError:
+        return None
+    flat: dict[str, Any] = {}
+    for spec in cls.parameters():
+        value = _at(params, spec.where)
+        if value is not None:
+            flat[spec.name] = read_cards(spec, value) if spec.kind == "cards" else value
+
+    def builds(options: dict[str, Any]) -> bool:
+        try:
+            return bool(build_game(cls, copy.deepcopy(options)) == target)
+        except SkillcheckError:
+            return False
+
+    if not builds(flat):
+        return None
+    for name in list(flat):
+        fewer = {k: v for k, v in flat.items() if k != name}
+        if builds(fewer):
+            flat = fewer
+    return flat
+
+
+def example_commands(
+    cls: type[Game[Any]], command: str, *, limit: int | None = None, extra: Sequence[str] = ()
+) -> list[str]:
+    """Command lines running ``command`` on the game's examples (the first is the demo)."""
+    options = game_options(cls)
+    lines: list[str] = []
+    for params in cls.examples()[:limit]:
+        flat = example_options(cls, params)
+        if flat is not None:
+            lines.append(shlex.join(["skillcheck", command, cls.name, *to_flags(options, flat),
+                                     *extra]))  # fmt: skip
+    return lines
+
+
+def default_game(cls: type[Game[Any]]) -> Game[Any] | None:
+    """The game with its default parameters, else its first example's (for listing its bots
+    and presets), or None."""
+    try:
+        return build_game(cls, {})
+    except SkillcheckError:
+        pass
+    for params in cls.examples()[:1]:
+        try:
+            game: Game[Any] = game_from_params(cls.name, copy.deepcopy(dict(params)))
+        except SkillcheckError:
+            continue
+        return game
+    return None
+
+
+def command_help(text: str, examples: Sequence[str]) -> str:
+    """A command's help: ``text``, then its examples kept as written."""
+    if not examples:
+        return text
+    return text + "\n\n\b\nExamples:\n" + "\n".join(f"  {line}" for line in examples)
+
+
+class GameCommand(click.Command):
+    """A command whose help ends with examples, made only when the help is shown."""
+
+    def __init__(self, name: str, *, examples: Callable[[], Sequence[str]], **kwargs: Any) -> None:
+        super().__init__(name, **kwargs)
+        self._examples = examples
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.help = command_help(self.help or "", self._examples())
+        super().format_help_text(ctx, formatter)
+
+
+class GameGroup(click.Group):
+    """A command that takes a game: ``skillcheck COMMAND GAME [OPTIONS]``, with one subcommand
+    per registered game (built when used, so games registered later are there too)."""
+
+    def __init__(
+        self,
+        name: str,
+        build: Callable[[type[Game[Any]]], click.Command],
+        *,
+        help: str,
+        short_help: str | None = None,
+        examples: Callable[[], Sequence[str]] = list,
+    ) -> None:
+        super().__init__(
+            name,
+            help=help,
+            short_help=short_help,
+            subcommand_metavar="GAME [GAME OPTIONS]...",
+        )
+        self._build = build
+        self._examples = examples
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.help = command_help(self.help or "", self._examples())
+        super().format_help_text(ctx, formatter)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(GAMES)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        cls = GAMES.get(cmd_name)
+        return None if cls is None else self._build(cls)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] not in GAMES:
+            with library_errors():
+                game_class(args[0])  # the library's message names the games
+        return super().resolve_command(ctx, args)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, cls.summary or cls.title) for name, cls in GAMES.items()]
+        if rows:
+            with formatter.section("Games"):
+                formatter.write_dl(rows)
