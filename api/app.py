@@ -22,6 +22,7 @@ from litestar.stores.redis import RedisStore
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from sqlalchemy.exc import SQLAlchemyError
 
+import skillcheck.games  # noqa: F401  (registers the built-in and plug-in games)
 from api.db import database_config, migrate
 from api.docs_page import OfflineDocsPlugin
 from api.live import Bridge, make_channels
@@ -33,6 +34,7 @@ from api.routes import ChecksController, GamesController, Runtime, health
 from api.settings import Settings
 from api.store import SqlCheckStore
 from api.webhooks import WebhookDispatcher
+from skillcheck.engine import GAMES
 from skillcheck.errors import SkillcheckError
 from skillcheck.sessions import CheckEvent, SessionService
 
@@ -102,6 +104,15 @@ def _middleware(settings: Settings) -> list[Any]:
     limits = _rate_limit(settings)
     security = _security_headers(settings)
     return [security] if limits is None else [security, limits.middleware]
+
+
+def _description() -> str:
+    """The API's description in the OpenAPI document, from the game registry."""
+    games = "; ".join(f"{cls.title} ({name}): {cls.summary}" for name, cls in GAMES.items())
+    return (
+        f"Card mini-games as RPG skill checks. The games: {games or 'none installed'}. "
+        "GET /v1/games lists them with their parameters (docs/api.md)."
+    )
 
 
 def create_app(settings: Settings | None = None) -> Litestar:
@@ -186,7 +197,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         openapi_config=OpenAPIConfig(
             title="skillcheck API",
             version="1",
-            description="Decktet card mini-games as RPG skill checks (docs/api.md).",
+            description=_description(),
             path="/schema",
             components=Components(
                 security_schemes={

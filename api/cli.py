@@ -25,12 +25,21 @@ from sqlalchemy.engine import make_url
 
 from api.settings import Settings
 
-__all__ = ["serve"]
+__all__ = ["demo_check", "serve"]
 
-DEMO_PARAMS: dict[str, Any] = {
-    "level": 6,
-    "variant": {"kind": "quota", "suit": "moons", "skill": 5, "quota": 4},
-}
+
+def demo_check() -> tuple[str, dict[str, Any], str]:
+    """The demo: the first registered game's first example (``Game.examples()``), as the
+    game's name, its parameters and the game in words."""
+    import skillcheck.games  # noqa: F401  (registers the built-in and plug-in games)
+    from skillcheck.engine import GAMES
+    from skillcheck.serialization import game_from_params
+
+    if not GAMES:
+        raise click.ClickException("no game is installed: there is nothing to demonstrate")
+    name, cls = next(iter(GAMES.items()))
+    params = dict(cls.examples()[0])
+    return name, params, game_from_params(name, params).describe()
 
 
 def gm_key_file(database_url: str) -> Path:
@@ -86,9 +95,10 @@ def _create_demo_check(base: str, gm_key: str, console: Console) -> None:
     else:
         console.print("[red]The server did not answer /health within 60 s: no demo check.")
         return
+    game, params, description = demo_check()
     response = httpx.post(
         f"{base}/v1/checks",
-        json={"game": "three-towers", "params": DEMO_PARAMS, "label": "Demo: a quota check"},
+        json={"game": game, "params": params, "label": f"Demo: {description}"},
         headers={"Authorization": f"Bearer {gm_key}"},
         timeout=30,
     )
@@ -99,7 +109,7 @@ def _create_demo_check(base: str, gm_key: str, console: Console) -> None:
         return
     check = response.json()
     page = f"{base}/play/{check['check_id']}#token="
-    console.print("[bold]Demo check[/] (Moons, skill 5, quota 4): open the player's page")
+    console.print(f"[bold]Demo check[/] ({description}): open the player's page", highlight=False)
     console.print(f"  {page}{check['player_token']}", soft_wrap=True, highlight=False)
     console.print("and, to watch it live, the spectator's page")
     console.print(f"  {page}{check['spectator_token']}", soft_wrap=True, highlight=False)

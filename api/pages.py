@@ -2,14 +2,19 @@
 
 - ``GET /play/{check_id}``: the page. The token travels in the URL fragment
   (``#token=sc_play_...`` or ``#token=sc_view_...``), which browsers never send to the server,
-  so it stays out of access logs and ``Referer`` headers. The HTML is the same for every check.
-- ``GET /play-assets/{build}/{name}``: the page's JavaScript modules, CSS and icon, read once from
-  ``api/static/``. ``build`` is a hash of all of them, so a page always loads the assets it was
-  written for and they can be cached for a year; an unknown build still gets today's file,
-  revalidated on every use.
-- ``GET /v1/cards``: every Decktet card's code, name, rank and suits, generated from
-  :data:`skillcheck.cards.DECKTET` (the page's only card table). The same for every check: it
-  tells nothing about a deal.
+  so it stays out of access logs and ``Referer`` headers. The HTML is the same for every check:
+  it carries the registered games (title, deck, page module) from
+  :data:`skillcheck.engine.GAMES` in ``data-games``, and the page picks the one the check's view
+  names. Nothing here or in ``api/static/`` outside ``games/`` names a game.
+- ``GET /play-assets/{build}/{name}`` and ``.../games/{name}``: the page's JavaScript modules, CSS
+  and icon, read once from ``api/static/``, and the games' own page modules from
+  ``api/static/games/`` (``<game name>.js``, or the game's ``page_module``). ``build`` is a hash
+  of all of them, so a page always loads the assets it was written for and they can be cached
+  for a year; an unknown build still gets today's file, revalidated on every use.
+- ``GET /v1/decks/{deck}``: a deck's table (:meth:`skillcheck.cards.Deck.table`): its suits and
+  every card's code, names, rank and suits, which the page draws cards from. The same for every
+  check: it tells nothing about a deal.
+- ``GET /v1/cards``: the Decktet's table in the older shape, kept for existing clients.
 
 The page runs no inline script or style, so it works under a strict Content-Security-Policy; it
 also carries that policy in a ``<meta>`` element because the app's security middleware replaces
@@ -19,17 +24,33 @@ the header's value with the ``frame-ancestors`` policy.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from importlib.resources.abc import Traversable
+from typing import Any, TypedDict, cast
 
 from litestar import Request, Response, get
 from litestar.exceptions import NotFoundException
+from litestar.openapi.datastructures import ResponseSpec
 
-from api.problems import problem_responses
-from skillcheck.cards import DECKTET, Suit
+import skillcheck.games  # noqa: F401  (registers the built-in and plug-in games)
+from api.problems import PROBLEM_JSON, Problem, problem_responses
+from skillcheck.cards import DECKTET, Suit, deck_named
+from skillcheck.engine import GAMES
 
-__all__ = ["ASSETS", "BUILD", "PAGE_HANDLERS", "PAGE_POLICY", "cards_table"]
+__all__ = [
+    "ASSETS",
+    "BUILD",
+    "PAGE_HANDLERS",
+    "PAGE_POLICY",
+    "DeckCard",
+    "DeckSuit",
+    "DeckTable",
+    "cards_table",
+    "deck_table",
+    "games_data",
+]
 
 #: The Content-Security-Policy of the page (everything from this server, nothing inline).
 PAGE_POLICY = (
@@ -43,7 +64,9 @@ _MEDIA_TYPES = {
     ".svg": "image/svg+xml",
 }
 _PAGE_TEMPLATE = "play.html"
+_GAMES_FOLDER = "games"
 _IMMUTABLE = "public, max-age=31536000, immutable"
+_PUBLIC_DAY = "public, max-age=86400"
 
 
 @dataclass(frozen=True)
@@ -52,29 +75,117 @@ class Asset:
     media_type: str
 
 
+def _entries(folder: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
+    """The files of ``folder`` and of its ``games/`` folder, by asset name, sorted."""
+    found: list[tuple[str, Traversable]] = []
+    for entry in folder.iterdir():
+        if entry.is_file():
+            found.append((prefix + entry.name, entry))
+        elif not prefix and entry.name == _GAMES_FOLDER and entry.is_dir():
+            found += _entries(entry, f"{_GAMES_FOLDER}/")
+    return sorted(found, key=lambda item: item[0])
+
+
 def _load_assets() -> tuple[dict[str, Asset], str, str]:
     folder = resources.files("api").joinpath("static")
     assets: dict[str, Asset] = {}
     template = ""
     digest = hashlib.sha256()
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if not entry.is_file():
-            continue
+    for name, entry in _entries(folder):
         body = entry.read_bytes()
-        digest.update(entry.name.encode() + b"\0" + body + b"\0")
-        if entry.name == _PAGE_TEMPLATE:
+        digest.update(name.encode() + b"\0" + body + b"\0")
+        if name == _PAGE_TEMPLATE:
             template = body.decode("utf-8")
             continue
-        suffix = entry.name[entry.name.rfind(".") :]
+        suffix = name[name.rfind(".") :]
         if suffix in _MEDIA_TYPES:
-            assets[entry.name] = Asset(body, _MEDIA_TYPES[suffix])
+            assets[name] = Asset(body, _MEDIA_TYPES[suffix])
     if not template:
         raise RuntimeError(f"api/static/{_PAGE_TEMPLATE} is missing from the installed package")
     return assets, template, digest.hexdigest()[:16]
 
 
-#: The page's static files by name, the page's HTML template, and the build hash of them all.
+#: The page's static files by name (``games/<name>.js`` for the games' own modules), the page's
+#: HTML template, and the build hash of them all.
 ASSETS, _TEMPLATE, BUILD = _load_assets()
+
+
+def _page_module(name: str, cls: Any) -> str | None:
+    """The asset name of a game's own page module, if ``api/static/games/`` has one."""
+    for stem in (getattr(cls, "page_module", None), name):
+        if stem and f"{_GAMES_FOLDER}/{stem}.js" in ASSETS:
+            return f"{_GAMES_FOLDER}/{stem}.js"
+    return None
+
+
+def games_data() -> dict[str, dict[str, Any]]:
+    """What the page needs of each registered game before it sees a check: its title, the
+    registry name of its deck, the order a revealed deal lists the cards in, and its own page
+    module (a path under the assets) or None."""
+    return {
+        name: {
+            "title": cls.title,
+            "deck": getattr(cls, "deck_name", None),
+            "deal_order": getattr(cls, "deal_order", ""),
+            "module": _page_module(name, cls),
+        }
+        for name, cls in GAMES.items()
+    }
+
+
+# (Two classes each: with postponed annotations ``NotRequired`` is not seen, ``total=False`` is.)
+
+
+class _DeckSuitRequired(TypedDict):
+    letter: str
+    name: str
+
+
+class DeckSuit(_DeckSuitRequired, total=False):
+    """One suit of a deck: its letter in card codes, its name, and the symbol drawn for it."""
+
+    symbol: str
+    #: ``red`` or ``black`` in a deck whose suits have colours.
+    colour: str
+
+
+class _DeckCardRequired(TypedDict):
+    code: str
+    name: str
+    label: str
+
+
+class DeckCard(_DeckCardRequired, total=False):
+    """One card of a deck. ``code``, ``name`` and ``label`` are always there; the rest as the
+    deck has them (a deck may add more fields)."""
+
+    short_name: str
+    title: str
+    #: The rank's name (``Ace``, ``10``, ``Crown``), or None for a card without a rank.
+    rank: str | None
+    #: The rank as written in codes and on the card's corner (``A``, ``10``, ``X``).
+    rank_char: str
+    value: int | None
+    #: The letters of the card's suits (see the table's ``suits``).
+    suits: list[str]
+    suit: str
+    colour: str
+    glyph: str
+
+
+class DeckTable(TypedDict):
+    """A whole deck, in its canonical order: what a page draws any card of it from."""
+
+    deck: str
+    title: str
+    suits: list[DeckSuit]
+    cards: list[DeckCard]
+
+
+def deck_table(name: str) -> DeckTable:
+    """A deck's table by its registry name; :class:`~skillcheck.errors.UnknownDeckError` (404)
+    names the decks there are."""
+    return cast(DeckTable, deck_named(name).table())
 
 
 def cards_table() -> dict[str, Any]:
@@ -111,10 +222,12 @@ def _html_attr(text: str) -> str:
 def play_page(request: Request[Any, Any, Any], check_id: str) -> Response[str]:
     """The player's (or spectator's) page for a check; the token is read from the fragment."""
     root = _html_attr(_root(request))
+    games = _html_attr(json.dumps(games_data(), sort_keys=True, separators=(",", ":")))
     html = (
         _TEMPLATE.replace("%POLICY%", PAGE_POLICY)
         .replace("%ASSETS%", f"{root}/play-assets/{BUILD}")
         .replace("%ROOT%", root)
+        .replace("%GAMES%", games)
     )
     return Response(
         html,
@@ -129,9 +242,7 @@ def play_page(request: Request[Any, Any, Any], check_id: str) -> Response[str]:
     )
 
 
-@get("/play-assets/{build:str}/{name:str}", sync_to_thread=False, include_in_schema=False)
-def play_asset(build: str, name: str) -> Response[bytes]:
-    """One of the page's static files; cached for a year when ``build`` is the current one."""
+def _asset(build: str, name: str) -> Response[bytes]:
     asset = ASSETS.get(name)
     if asset is None:
         raise NotFoundException(f"no page asset {name!r}")
@@ -142,16 +253,56 @@ def play_asset(build: str, name: str) -> Response[bytes]:
     )
 
 
+@get("/play-assets/{build:str}/{name:str}", sync_to_thread=False, include_in_schema=False)
+def play_asset(build: str, name: str) -> Response[bytes]:
+    """One of the page's static files; cached for a year when ``build`` is the current one."""
+    return _asset(build, name)
+
+
+@get(
+    f"/play-assets/{{build:str}}/{_GAMES_FOLDER}/{{name:str}}",
+    sync_to_thread=False,
+    include_in_schema=False,
+)
+def play_game_asset(build: str, name: str) -> Response[bytes]:
+    """A game's own page module (``api/static/games/``), cached like the other assets."""
+    return _asset(build, f"{_GAMES_FOLDER}/{name}")
+
+
 @get(
     "/v1/cards",
     sync_to_thread=False,
     summary="The Decktet's cards: codes, names, suits",
+    description="Kept for existing clients; `GET /v1/decks/{deck}` serves every deck.",
     security=[],
     responses=problem_responses(),
 )
 def cards() -> Response[dict[str, Any]]:
     """Every card's code, name, rank and suits (no token needed; the same for every check)."""
-    return Response(cards_table(), headers={"Cache-Control": "public, max-age=86400"})
+    return Response(cards_table(), headers={"Cache-Control": _PUBLIC_DAY})
 
 
-PAGE_HANDLERS: list[Any] = [play_page, play_asset, cards]
+@get(
+    "/v1/decks/{deck:str}",
+    sync_to_thread=False,
+    summary="A deck's suits and cards: codes, names, ranks, suits",
+    security=[],
+    tags=["games"],
+    responses={
+        **problem_responses(),
+        404: ResponseSpec(
+            data_container=Problem,
+            media_type=PROBLEM_JSON,
+            description="No deck of that name (the problem's detail names the decks there are)",
+            generate_examples=False,
+        ),
+    },
+)
+def deck(deck: str) -> Response[DeckTable]:
+    """A deck by its registry name (a game's ``deck_name``: ``decktet``, ``standard``): its
+    suits, and every card in canonical order with its code, names, rank and suits. No token is
+    needed; the table is the same for every check and tells nothing about a deal."""
+    return Response(deck_table(deck), headers={"Cache-Control": _PUBLIC_DAY})
+
+
+PAGE_HANDLERS: list[Any] = [play_page, play_asset, play_game_asset, cards, deck]

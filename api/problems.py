@@ -18,6 +18,7 @@ from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
+from skillcheck.engine import GAMES
 from skillcheck.errors import (
     IdempotencyConflictError,
     IdempotencyKeyExistsError,
@@ -31,6 +32,8 @@ __all__ = [
     "STATUS_BY_CODE",
     "ApiProblem",
     "Problem",
+    "game_names",
+    "missing_game_handler",
     "problem_response",
     "problem_responses",
     "problem_type",
@@ -104,6 +107,8 @@ class Problem(msgspec.Struct, omit_defaults=True):
     #: A version conflict: the version the request expected and the check's.
     expected_version: int | None = None
     actual_version: int | None = None
+    #: 403: the role of the token that may not do this.
+    role: str | None = None
 
 
 _WHEN: dict[int, str] = {
@@ -239,6 +244,37 @@ def http_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Respo
                 f"retry in {reset or window} s"
             )
     return problem_response(request, status, code, title, detail, headers=headers, **extra)
+
+
+def game_names() -> str:
+    """The registered games' names, for messages."""
+    return ", ".join(GAMES) or "none (no game is installed)"
+
+
+def missing_game_handler(
+    request: Request[Any, Any, Any], exc: Exception
+) -> Response[dict[str, Any]]:
+    """For routes that take a ``game`` (a body member or a query parameter): leaving it out is
+    422 ``invalid-parameter`` naming the games, since no game is the default; any other
+    validation error is answered as everywhere (400)."""
+    assert isinstance(exc, HTTPException)
+    errors = (
+        exc.extra if isinstance(exc, ValidationException) and isinstance(exc.extra, list) else []
+    )
+    missing = "parameter 'game'" in str(exc.detail) or any(
+        isinstance(e, dict) and "missing required field `game`" in str(e.get("message"))
+        for e in errors
+    )
+    if not missing:
+        return http_error_handler(request, exc)
+    return problem_response(
+        request,
+        422,
+        "invalid-parameter",
+        "Invalid parameter",
+        f"game is required: give the name of a game ({game_names()}; GET /v1/games lists them)",
+        field="game",
+    )
 
 
 def _message_of(error: dict[str, Any]) -> str:

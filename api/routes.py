@@ -7,27 +7,54 @@ Handlers are synchronous (the service and the SQL store are) and run in worker t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
 import msgspec
 import sqlalchemy as sa
 from litestar import Controller, Request, Response, get, post
 from litestar.channels import ChannelsPlugin
 from litestar.datastructures import ResponseHeader
+from litestar.exceptions import ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 from litestar.response import ServerSentEvent
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
+import skillcheck.games  # noqa: F401  (registers the built-in and plug-in games)
 from api.auth import Role, check_role, gm_key_digest, new_token, require, sha256_hex
+from api.bodies import (
+    CheckViewBody,
+    CreatedCheckBody,
+    DeliveryBody,
+    EventBody,
+    EventsPage,
+    GameDetail,
+    GameExample,
+    GamesList,
+    GameSummary,
+    HealthBody,
+    ParameterBody,
+    RevealedRecordBody,
+    WebhookBody,
+)
 from api.live import event_stream
+from api.odds import api_methods
 from api.outbox import CheckWebhook, SqlOutbox
-from api.problems import ApiProblem, problem_responses
+from api.problems import ApiProblem, game_names, missing_game_handler, problem_responses
 from api.settings import Settings
 from api.store import Access, SqlCheckStore
-from api.webhooks import CallbackUrlError, WebhookSigner, generate_secret, validate_callback_url
-from skillcheck.engine import GAMES
+from api.webhooks import (
+    CallbackUrlError,
+    WebhookDelivery,
+    WebhookSigner,
+    generate_secret,
+    validate_callback_url,
+)
+from skillcheck.engine import GAMES, Game, ParameterSpec, game_class
+from skillcheck.errors import SkillcheckError
+from skillcheck.schema import check_params, parameter_schema
+from skillcheck.serialization import game_from_params
 from skillcheck.sessions import COMMITMENT_SCHEME, CheckView, SessionService
 
 __all__ = ["ChecksController", "GamesController", "Runtime", "health"]
@@ -72,9 +99,11 @@ def _runtime(request: Request[Any, Any, Any]) -> Runtime:
 
 
 class CreateCheck(msgspec.Struct, forbid_unknown_fields=True):
-    """A new check: the game, its parameters (``GET /v1/games`` lists them) and GM options."""
+    """A new check: the game (a name from ``GET /v1/games``; required), its parameters as
+    records write them (``GET /v1/games/{name}`` gives their JSON Schema; left out: the
+    defaults) and GM options."""
 
-    game: str = "three-towers"
+    game: str
     params: dict[str, Any] = msgspec.field(default_factory=dict)
     #: Deal from this seed (tests, replays); omitted: fresh OS entropy. Never shown before the end.
     seed: int | None = None
@@ -108,8 +137,12 @@ def etag(version: int) -> str:
     return f'"{version}"'
 
 
-def _view_response(view: CheckView, status: int = 200) -> Response[dict[str, Any]]:
-    return Response(view.to_dict(), status_code=status, headers={"ETag": etag(view.version)})
+def _view_body(view: CheckView) -> CheckViewBody:
+    return cast(CheckViewBody, view.to_dict())
+
+
+def _view_response(view: CheckView, status: int = 200) -> Response[CheckViewBody]:
+    return Response(_view_body(view), status_code=status, headers={"ETag": etag(view.version)})
 
 
 def _etag_matches(header: str | None, version: int) -> bool:
@@ -168,7 +201,7 @@ def _player_action(
     data: ActionBody | None,
     doing: str,
     operation: Literal["undo", "concede"],
-) -> Response[dict[str, Any]]:
+) -> Response[CheckViewBody]:
     """A player's action without arguments (undo, concede), with version and idempotency."""
     rt = _runtime(request)
     role = check_role(request, rt.settings, rt.store, check_id)
@@ -208,16 +241,62 @@ def _webhook_of(data: CreateCheck, settings: Settings) -> tuple[str, str] | None
     return url, secret
 
 
-def _spec(spec: Any) -> dict[str, Any]:
+def _spec(spec: ParameterSpec) -> ParameterBody:
     return {
         "name": spec.name,
-        "kind": spec.kind,
+        "kind": cast(Any, spec.kind),
         "default": spec.default,
         "help": spec.help,
         "minimum": spec.minimum,
         "maximum": spec.maximum,
         "choices": None if spec.choices is None else list(spec.choices),
         "optional": spec.optional,
+        "deck": spec.deck,
+        "path": list(spec.where),
+    }
+
+
+def _summary(name: str, cls: type[Game[Any]]) -> GameSummary:
+    return {
+        "name": name,
+        "title": cls.title,
+        "summary": cls.summary,
+        "deck": cls.deck_name,
+        "parameters": [_spec(p) for p in cls.parameters()],
+    }
+
+
+def _default_game(name: str, cls: type[Game[Any]]) -> Game[Any]:
+    """The game with its default parameters, or with its first example if it has no defaults
+    for everything."""
+    game: Game[Any]
+    try:
+        game = game_from_params(name, {})
+    except SkillcheckError:
+        game = game_from_params(name, dict(cls.examples()[0]))
+    return game
+
+
+def _detail(name: str, cls: type[Game[Any]]) -> GameDetail:
+    examples: list[GameExample] = []
+    for params in cls.examples():
+        game = game_from_params(name, dict(params))
+        examples.append(
+            {"params": dict(params), "description": game.describe(), "goal": game.goal_text()}
+        )
+    default = _default_game(name, cls)
+    summary = _summary(name, cls)
+    return {
+        "name": name,
+        "title": summary["title"],
+        "summary": summary["summary"],
+        "deck": summary["deck"],
+        "deal_order": cls.deal_order,
+        "goal": default.goal_text(),
+        "parameters": summary["parameters"],
+        "schema": parameter_schema(cls),
+        "examples": examples,
+        "methods": list(api_methods(default)),
     }
 
 
@@ -232,13 +311,13 @@ def _spec(spec: Any) -> dict[str, Any]:
     security=[],
     responses={
         503: ResponseSpec(
-            data_container=dict[str, str],
+            data_container=HealthBody,
             description="The database does not answer: {status, database: the reason}",
             generate_examples=False,
         )
     },
 )
-def health(db_session: Session) -> Response[dict[str, Any]]:
+def health(db_session: Session) -> Response[HealthBody]:
     """200 when the database answers (load balancers and ``docker`` health checks poll this);
     503 with the reason when it does not."""
     try:
@@ -260,18 +339,27 @@ class GamesController(Controller):
         security=[],
         responses=problem_responses(),
     )
-    def list_games(self) -> dict[str, Any]:
-        """Every game, its parameters, their defaults and allowed values (no token needed)."""
-        return {
-            "games": [
-                {
-                    "name": name,
-                    "title": cls.title,
-                    "parameters": [_spec(p) for p in cls.parameters()],
-                }
-                for name, cls in sorted(GAMES.items())
-            ]
-        }
+    def list_games(self) -> GamesList:
+        """Every registered game (in registry order: the first is the demo's), its
+        parameters, their defaults and allowed values (no token needed)."""
+        return {"games": [_summary(name, cls) for name, cls in GAMES.items()]}
+
+    @get(
+        "/{name:str}",
+        sync_to_thread=False,
+        summary="One game: its parameters' JSON Schema, examples and goal",
+        security=[],
+        responses=problem_responses(400, 404),
+    )
+    def game(self, name: str) -> GameDetail:
+        """What the list says of the game, plus the JSON Schema of the ``params`` that
+        ``POST /v1/checks`` takes, example parameter sets, the goal, the deck and the odds
+        methods. An unknown name is 404 ``unknown-game``, naming the games."""
+        if name not in GAMES:
+            raise ApiProblem(
+                404, "unknown-game", f"unknown game {name!r}: the games are {game_names()}"
+            )
+        return _detail(name, GAMES[name])
 
 
 class ChecksController(Controller):
@@ -285,14 +373,21 @@ class ChecksController(Controller):
         status_code=201,
         responses=problem_responses(400, 401, 403, 413, 422),
         response_headers=[ETAG, LOCATION],
+        exception_handlers={ValidationException: missing_game_handler},
     )
     def create_check(
         self, request: Request[Any, Any, Any], data: CreateCheck
-    ) -> Response[dict[str, Any]]:
-        """Deal a check and commit to it. The player token is shown only in this answer."""
+    ) -> Response[CreatedCheckBody]:
+        """Deal a check and commit to it. The player token is shown only in this answer.
+
+        ``game`` is required (422 ``invalid-parameter`` naming the games when missing, 422
+        ``unknown-game`` when unknown); ``params`` are checked strictly against the game's
+        parameter schema (a string where a number belongs is refused, never converted), then
+        by the game's own rules (422 ``invalid-parameter`` with ``field``)."""
         rt = _runtime(request)
         gm = gm_key_digest(request, rt.settings)
         webhook = _webhook_of(data, rt.settings)  # checked before anything is created
+        check_params(game_class(data.game), data.params)
         created = rt.service.create(
             data.game,
             data.params,
@@ -306,14 +401,14 @@ class ChecksController(Controller):
         rt.store.save_access(
             Access(created.check_id, sha256_hex(player), sha256_hex(spectator), gm), hook
         )
-        body = {
+        body: CreatedCheckBody = {
             "check_id": created.check_id,
             "player_token": player,
             "spectator_token": spectator,
             "commitment": created.commitment,
             "commitment_scheme": COMMITMENT_SCHEME,
             "version": created.version,
-            "view": created.view.to_dict(),
+            "view": _view_body(created.view),
             "webhook": None if webhook is None else {"url": webhook[0], "secret": webhook[1]},
         }
         return Response(
@@ -330,22 +425,33 @@ class ChecksController(Controller):
         "/{check_id:str}",
         sync_to_thread=True,
         summary="The check as the player sees it",
-        responses=problem_responses(400, 401, 403, 404),
+        responses={
+            **problem_responses(400, 401, 403, 404),
+            304: ResponseSpec(
+                data_container=None,
+                description="If-None-Match names the check's version: nothing changed (no body)",
+                generate_examples=False,
+            ),
+        },
         response_headers=[ETAG],
     )
-    def get_check(self, request: Request[Any, Any, Any], check_id: str) -> Response[Any]:
-        """Observation, legal moves, status, degree of success; the ETag is the version."""
+    def get_check(self, request: Request[Any, Any, Any], check_id: str) -> Response[CheckViewBody]:
+        """Observation, board, legal moves, status, degree of success; the ETag is the
+        version (``If-None-Match`` with it: 304 while nothing has happened)."""
         rt = _runtime(request)
         check_role(request, rt.settings, rt.store, check_id)
         view = rt.service.view(check_id)
         if _etag_matches(request.headers.get("if-none-match"), view.version):
-            return Response(None, status_code=304, headers={"ETag": etag(view.version)})
+            return cast(
+                "Response[CheckViewBody]",
+                Response(None, status_code=304, headers={"ETag": etag(view.version)}),
+            )
         return _view_response(view)
 
     @post("/{check_id:str}/moves", summary="Make a move", **_ACTION_ROUTE)
     def move(
         self, request: Request[Any, Any, Any], check_id: str, data: MoveBody
-    ) -> Response[dict[str, Any]]:
+    ) -> Response[CheckViewBody]:
         """Player only. Give the version (If-Match or ``expected_version``): a stale one gets
         412 (If-Match) or 409 and changes nothing. An Idempotency-Key makes a retry safe."""
         rt = _runtime(request)
@@ -362,21 +468,21 @@ class ChecksController(Controller):
     @post("/{check_id:str}/undo", summary="Undo a move", **_ACTION_ROUTE)
     def undo(
         self, request: Request[Any, Any, Any], check_id: str, data: ActionBody | None = None
-    ) -> Response[dict[str, Any]]:
+    ) -> Response[CheckViewBody]:
         """Player only; refused (422 undo-not-allowed) if the check's parameters forbid it."""
         return _player_action(request, check_id, data, "undoing a move", "undo")
 
     @post("/{check_id:str}/concede", summary="Concede", **_ACTION_ROUTE)
     def concede(
         self, request: Request[Any, Any, Any], check_id: str, data: ActionBody | None = None
-    ) -> Response[dict[str, Any]]:
+    ) -> Response[CheckViewBody]:
         """Player only: the check ends as lost (reason ``conceded``)."""
         return _player_action(request, check_id, data, "conceding", "concede")
 
     @post("/{check_id:str}/cancel", summary="Cancel (GM)", **_ACTION_ROUTE)
     def cancel(
         self, request: Request[Any, Any, Any], check_id: str, data: CancelBody | None = None
-    ) -> Response[dict[str, Any]]:
+    ) -> Response[CheckViewBody]:
         """GM only: the check is called off (no outcome) and its record is revealed."""
         rt = _runtime(request)
         role = check_role(request, rt.settings, rt.store, check_id)
@@ -395,13 +501,13 @@ class ChecksController(Controller):
         "/{check_id:str}/record",
         sync_to_thread=True,
         summary="The revealed record",
-        responses=problem_responses(401, 403, 404, 409),
+        responses=problem_responses(400, 401, 403, 404, 409),
     )
-    def record(self, request: Request[Any, Any, Any], check_id: str) -> dict[str, Any]:
+    def record(self, request: Request[Any, Any, Any], check_id: str) -> RevealedRecordBody:
         """After the end: seed, deal, moves, outcome, salt and commitment (409 before)."""
         rt = _runtime(request)
         check_role(request, rt.settings, rt.store, check_id)
-        return rt.service.record(check_id).to_dict()
+        return cast(RevealedRecordBody, rt.service.record(check_id).to_dict())
 
     @get(
         "/{check_id:str}/events",
@@ -417,13 +523,13 @@ class ChecksController(Controller):
             default=0, ge=0, le=MAX_SEQUENCE, description="return events after this sequence"
         ),
         limit: int = Parameter(default=100, ge=1, le=1000, description="at most this many"),
-    ) -> dict[str, Any]:
+    ) -> EventsPage:
         """The check's events, oldest first (poll with ``after`` = the last sequence seen)."""
         rt = _runtime(request)
         check_role(request, rt.settings, rt.store, check_id)
         found = rt.service.events(check_id, after, limit)
         return {
-            "events": [e.to_dict() for e in found],
+            "events": [cast(EventBody, e.to_dict()) for e in found],
             "last_sequence": found[-1].sequence if found else after,
         }
 
@@ -431,8 +537,10 @@ class ChecksController(Controller):
         "/{check_id:str}/stream",
         sync_to_thread=True,
         summary="Live events (server-sent events)",
+        media_type="text/event-stream",
         response_description="text/event-stream: one message per event (id = sequence, "
-        "event = kind, data = the event as in /events); ends after the check's last event",
+        "event = kind, data = the event as in /events, an EventBody); ends after the check's "
+        "last event",
         responses=problem_responses(400, 401, 403, 404),
     )
     def stream(
@@ -465,9 +573,9 @@ class ChecksController(Controller):
         "/{check_id:str}/webhook",
         sync_to_thread=True,
         summary="The check's webhook deliveries",
-        responses=problem_responses(401, 403, 404),
+        responses=problem_responses(400, 401, 403, 404),
     )
-    def webhook(self, request: Request[Any, Any, Any], check_id: str) -> dict[str, Any]:
+    def webhook(self, request: Request[Any, Any, Any], check_id: str) -> WebhookBody:
         """GM only: the callback URL and each delivery's status, attempts and last error (the
         secret is not shown again)."""
         rt = _runtime(request)
@@ -476,18 +584,7 @@ class ChecksController(Controller):
         hook = rt.outbox.webhook(check_id)
         return {
             "url": None if hook is None else hook.url,
-            "deliveries": [
-                {
-                    "id": d.id,
-                    "type": d.event_type,
-                    "status": d.status.value,
-                    "attempts": d.attempts,
-                    "next_attempt_at": d.next_attempt_at.isoformat(),
-                    "last_attempt_at": d.last_attempt_at and d.last_attempt_at.isoformat(),
-                    "last_error": d.last_error,
-                }
-                for d in rt.outbox.deliveries(check_id)
-            ],
+            "deliveries": [_delivery(d) for d in rt.outbox.deliveries(check_id)],
         }
 
 
@@ -504,3 +601,15 @@ def _last_event_id(request: Request[Any, Any, Any]) -> int:
             field="Last-Event-ID",
         )
     return int(header.strip())
+
+
+def _delivery(d: WebhookDelivery) -> DeliveryBody:
+    return {
+        "id": d.id,
+        "type": d.event_type,
+        "status": cast(Any, d.status.value),
+        "attempts": d.attempts,
+        "next_attempt_at": d.next_attempt_at.isoformat(),
+        "last_attempt_at": None if d.last_attempt_at is None else d.last_attempt_at.isoformat(),
+        "last_error": d.last_error,
+    }

@@ -233,7 +233,9 @@ def test_foundry_macro_stops_when_the_origin_is_not_allowed(server: str) -> None
 
 def test_cors_preflight_from_the_foundry_origin(server: str) -> None:
     created = httpx.post(
-        f"{server}/v1/checks", json={"params": {"level": 5}}, headers=bearer(GM_KEY)
+        f"{server}/v1/checks",
+        json={"game": "three-towers", "params": {"level": 5}},
+        headers=bearer(GM_KEY),
     ).json()
     check = f"/v1/checks/{created['check_id']}"
     asks = [

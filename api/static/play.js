@@ -1,8 +1,13 @@
-// The player's page for a Three Towers check (docs/play-page.md).
+// The player's page for a check of any game (docs/play-page.md).
 // The token comes from the URL fragment (#token=...), which never reaches the server's logs.
+//
+// The page is a shell: it draws the view's `board` (zones, meters, the goal) and offers the
+// view's `moves` ({code, from, to, text}, zone ids). It never reads a move code or a rule: a
+// move is chosen by its source zone, then its target zone, and sent by its code as the server
+// wrote it. A game may add a page module (api/static/games/<name>.js) with its own layouts.
 
 import { ApiError, CheckClient, LiveFeed } from "./api.js";
-import { CardTable } from "./cards.js";
+import { CardTable, slug } from "./cards.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -22,17 +27,28 @@ const REASONS = {
 
 const page = {
   root: document.documentElement.dataset.root || "",
+  games: readGames(),
+  game: null, // {title, deck, deal_order, module} of the check's game
+  plugin: {}, // the game's page module, if it has one
   client: null,
   cards: new CardTable(null),
   role: "spectator",
   view: null,
-  selected: null, // "d" or a tower number as a string
+  selected: null, // the id of the zone a move starts from
   busy: false,
   feed: null,
   record: null,
   downloadUrl: null,
   focusKey: null, // data-key of the board control that last had the focus
 };
+
+function readGames() {
+  try {
+    return JSON.parse(document.documentElement.dataset.games || "{}") || {};
+  } catch {
+    return {};
+  }
+}
 
 // ---- start ------------------------------------------------------------------------------------
 
@@ -63,6 +79,16 @@ function fatal(title, detail, retry = false) {
   $("main").setAttribute("aria-busy", "false");
 }
 
+async function loadPlugin(module) {
+  if (!module) return {};
+  try {
+    return await import(new URL(module, import.meta.url).href);
+  } catch (error) {
+    console.warn(`the game's page module ${module} did not load; drawing the board plainly`, error);
+    return {};
+  }
+}
+
 async function start() {
   const checkId = checkIdFromPath();
   const token = tokenFromFragment();
@@ -80,19 +106,29 @@ async function start() {
   }
   page.role = token.startsWith("sc_play_") ? "player" : "spectator";
   page.client = new CheckClient(page.root, checkId, token);
-  const [cards, view] = await Promise.all([
-    CardTable.load(page.root),
-    page.client.view().catch((error) => error),
+  let view;
+  try {
+    view = await page.client.view();
+  } catch (error) {
+    loadFailed(error);
+    return;
+  }
+  if (!view.board || !Array.isArray(view.board.zones) || !Array.isArray(view.moves)) {
+    fatal("This check cannot be shown here.", "The server sent no board for it; it may be older than this page.");
+    return;
+  }
+  page.game = page.games[view.game] || { title: view.game, deck: null, module: null, deal_order: "" };
+  const [cards, plugin] = await Promise.all([
+    CardTable.load(page.root, page.game.deck),
+    loadPlugin(page.game.module),
   ]);
   page.cards = cards;
-  if (view instanceof Error) {
-    loadFailed(view);
-    return;
-  }
-  if (view.game !== "three-towers") {
-    fatal("Not a Three Towers check.", `This page plays Three Towers; this check is ${view.game}.`);
-    return;
-  }
+  page.plugin = plugin || {};
+  if (typeof page.plugin.face === "function") page.cards.setFace(page.plugin.face);
+  const title = `${page.game.title || view.game} check`;
+  $("title").textContent = title;
+  document.title = title;
+  document.body.dataset.game = slug(view.game);
   $("fatal").hidden = true;
   $("loading").hidden = true;
   $("game").hidden = false;
@@ -150,7 +186,7 @@ function follow(version) {
         const before = page.view;
         const newer = applyView(view);
         if (newer && before && page.role !== "player") {
-          if (event.kind === "moved") say(`Played: ${describeMove(event.payload.move, before)}.`);
+          if (event.kind === "moved") say(`Played: ${moveText(event.payload.move, before)}.`);
           if (event.kind === "undone") say("The player took back a move.");
         }
       } else {
@@ -179,6 +215,7 @@ function applyView(view, force = false) {
   const newer = !old || view.version > old.version;
   page.view = view;
   if (newer) page.selected = null;
+  if (page.selected && !sources().has(page.selected)) page.selected = null;
   render();
   if (isOver()) {
     page.feed?.stop();
@@ -195,91 +232,218 @@ async function reload() {
   }
 }
 
-function goalText(params) {
-  const variant = params.variant || { kind: "standard" };
-  const suit = variant.suit ? variant.suit[0].toUpperCase() + variant.suit.slice(1) : "";
-  let goal;
-  if (variant.kind === "quota") {
-    goal =
-      `Goal: a tower of ${variant.quota} cards that all bear ${suit} ` +
-      `(the deck holds ${variant.skill} cards of ${suit}).`;
-  } else if (variant.kind === "ivory") {
-    goal = `Goal: the whole deck in three towers from ${params.level} down to 2, one of them all ${suit}.`;
-  } else {
-    goal = `Goal: the whole deck in three towers from ${params.level} down to 2.`;
-  }
-  const extra = [`Level ${params.level}.`];
-  if (params.move_limit) extra.push(`At most ${params.move_limit} moves.`);
-  if (params.undo === false) extra.push("No undo.");
-  return `${goal} ${extra.join(" ")}`;
-}
-
-function render() {
-  const view = page.view;
-  const obs = view.observation;
-  if (view.label) {
-    $("label").hidden = false;
-    $("label").textContent = `for ${view.label}`;
-  }
-  $("goal").textContent = goalText(view.params);
-  $("status").textContent = STATUS_WORDS[view.status] || view.status;
-  $("status").dataset.status = view.status;
-  $("moves-made").textContent = String(view.moves_made);
-  $("version").textContent = String(view.version);
-  $("cards-left").textContent = `${obs.cards_left} ${obs.cards_left === 1 ? "card" : "cards"} left`;
-  // Keep the keyboard focus on the same control across re-renders (and after a busy spell,
-  // during which the disabled control lost it).
-  const active = document.activeElement;
-  const focused = active?.dataset?.key || (active === document.body ? page.focusKey : null);
-  renderDeck(obs);
-  renderTowers(obs);
-  renderSelection();
-  renderControls();
-  renderResult();
-  if (focused) {
-    const again = document.querySelector(`[data-key="${focused}"]`);
-    if (again && !again.disabled) again.focus({ preventScroll: true });
-  }
-}
-
 function playing() {
   return page.role === "player" && page.view && page.view.status === "in_progress";
 }
 
-function legalFrom(source) {
-  return page.view.legal_moves.filter((m) => m[0] === source).map((m) => m.slice(1));
+// The moves, by zone: nothing here reads a move's code.
+
+function moves() {
+  return playing() ? page.view.moves || [] : [];
 }
 
-function targetsOfSelection() {
-  return page.selected ? new Set(legalFrom(page.selected)) : new Set();
+function movesFrom(zoneId) {
+  return moves().filter((m) => m.from === zoneId);
 }
 
-function cardButton(code, source, label) {
-  const button = document.createElement("button");
-  button.type = "button";
-  button.className = "card card-button";
-  button.dataset.action = "source";
-  button.dataset.source = source;
-  button.dataset.key = `source-${source}`;
-  const chosen = page.selected === source;
-  button.setAttribute("aria-pressed", String(chosen));
-  const moves = legalFrom(source).length;
-  button.setAttribute(
-    "aria-label",
-    `${page.cards.describe(code)}, ${label}${chosen ? ", selected" : ""}` +
-      (moves ? "" : ", no legal move from here"),
+function sources() {
+  return new Set(moves().map((m) => m.from));
+}
+
+function targetsOf(zoneId) {
+  return new Set(zoneId ? movesFrom(zoneId).filter((m) => m.to !== null && m.to !== undefined).map((m) => m.to) : []);
+}
+
+function zones() {
+  return page.view.board.zones;
+}
+
+function zoneById(id) {
+  return zones().find((z) => z.id === id) || null;
+}
+
+function zoneLabel(id) {
+  return zoneById(id)?.label || id;
+}
+
+function topCode(zone) {
+  return zone && zone.cards.length ? zone.cards.at(-1) : null;
+}
+
+/** "the Lunatic from Tower 2", "Deck" (a face-down or empty source). */
+function sourceText(id) {
+  const zone = zoneById(id);
+  const code = topCode(zone);
+  return code ? `${page.cards.shortName(code)} from ${zoneLabel(id)}` : zoneLabel(id);
+}
+
+/** The sentence the server wrote for the move `code` in `view`, or the code itself. */
+function moveText(code, view = page.view) {
+  const move = (view?.moves || []).find((m) => m.code === code);
+  return move ? move.text : code;
+}
+
+function listWords(words) {
+  return words.length > 1 ? `${words.slice(0, -1).join(", ")} or ${words.at(-1)}` : words[0] || "";
+}
+
+function render() {
+  const view = page.view;
+  if (view.label) {
+    $("label").hidden = false;
+    $("label").textContent = `for ${view.label}`;
+  }
+  $("goal").textContent = view.board.goal || "";
+  $("status").textContent = STATUS_WORDS[view.status] || view.status;
+  $("status").dataset.status = view.status;
+  $("moves-made").textContent = String(view.moves_made);
+  $("version").textContent = String(view.version);
+  const limits = [];
+  if (view.params?.move_limit) limits.push(`at most ${view.params.move_limit} moves`);
+  if (view.params?.undo === false) limits.push("no undo");
+  $("limits-fact").hidden = !limits.length;
+  $("limits").textContent = limits.join(", ");
+  renderMeters(view.board.meters || []);
+  // Keep the keyboard focus on the same control across re-renders (and after a busy spell,
+  // during which the disabled control lost it).
+  const active = document.activeElement;
+  const focused = active?.dataset?.key || (active === document.body ? page.focusKey : null);
+  renderBoard();
+  renderSelection();
+  renderControls();
+  renderMoveList();
+  renderResult();
+  if (focused) {
+    const again = document.querySelector(`[data-key="${CSS.escape(focused)}"]`);
+    if (again && !again.disabled) again.focus({ preventScroll: true });
+  }
+}
+
+function renderMeters(meters) {
+  const list = $("meters");
+  list.hidden = !meters.length;
+  list.replaceChildren(
+    ...meters.map((meter) => {
+      const item = document.createElement("li");
+      item.className = "meter";
+      item.dataset.meter = meter.id;
+      const label = document.createElement("span");
+      label.className = "meter-label";
+      label.textContent = meter.label;
+      item.append(label);
+      if (meter.target !== null && meter.target !== undefined && meter.target > 0) {
+        const bar = document.createElement("progress");
+        bar.max = meter.target;
+        bar.value = Math.max(0, Math.min(meter.value, meter.target));
+        bar.setAttribute("aria-hidden", "true");
+        item.append(bar);
+        item.classList.toggle("met", meter.value >= meter.target);
+      }
+      const text = document.createElement("span");
+      text.className = "meter-text";
+      text.textContent = meter.text;
+      item.append(text);
+      return item;
+    }),
   );
-  button.disabled = page.busy;
-  button.append(page.cards.face(code));
-  if (chosen) button.append(marker("selected", "Selected"));
-  return button;
 }
 
-function staticCard(code) {
-  const div = document.createElement("div");
-  div.className = "card";
-  div.append(page.cards.face(code));
-  return div;
+// ---- the board ----------------------------------------------------------------------------------
+
+/** What a layout renderer (here or in a game's page module) may use. */
+function context() {
+  const selected = page.selected;
+  const ctx = {
+    board: page.view.board,
+    cards: page.cards,
+    playing: playing(),
+    busy: page.busy,
+    selected,
+    sources: sources(),
+    targets: targetsOf(selected),
+    zone: (zone) => renderZone(zone, ctx),
+    card: (code) => staticCard(code),
+  };
+  return ctx;
+}
+
+function renderBoard() {
+  const board = page.view.board;
+  const ctx = context();
+  const custom = page.plugin.layouts?.[board.layout];
+  let content = typeof custom === "function" ? custom(board, ctx) : null;
+  if (!content) content = board.layout === "grid" ? gridLayout(board, ctx) : rowsLayout(board, ctx);
+  const table = $("table");
+  table.dataset.layout = board.layout;
+  table.replaceChildren(content);
+}
+
+/** Zones in order; neighbours of one layout share a band (stacks side by side as columns),
+ *  and all `slot` zones lie together in one grid by their x, y. */
+function rowsLayout(board, ctx) {
+  const out = document.createDocumentFragment();
+  let band = null;
+  let slots = null;
+  for (const zone of board.zones) {
+    if (zone.layout === "slot") {
+      if (!slots) {
+        slots = zone;
+        band = null;
+        out.append(slotGrid(board.zones.filter((z) => z.layout === "slot"), ctx));
+      }
+      continue;
+    }
+    if (!band || band.dataset.layout !== zone.layout) {
+      band = document.createElement("div");
+      band.className = `band band-${slug(zone.layout)}`;
+      band.dataset.layout = zone.layout;
+      out.append(band);
+    }
+    band.append(ctx.zone(zone));
+  }
+  for (const stacks of out.querySelectorAll?.(".band-stack") || []) {
+    stacks.style.setProperty("--columns", String(stacks.children.length));
+  }
+  return out;
+}
+
+/** Zones placed whole at grid column x, row y (zones without a place follow in order). */
+function gridLayout(board, ctx) {
+  const grid = document.createElement("div");
+  grid.className = "zone-grid";
+  const placed = board.zones.filter((z) => Number.isInteger(z.x) && Number.isInteger(z.y));
+  const columns = Math.max(1, ...placed.map((z) => z.x + 1));
+  grid.style.setProperty("--columns", String(columns));
+  for (const zone of board.zones) {
+    const element = ctx.zone(zone);
+    if (Number.isInteger(zone.x) && Number.isInteger(zone.y)) {
+      element.style.gridColumn = String(zone.x + 1);
+      element.style.gridRow = String(zone.y + 1);
+    }
+    grid.append(element);
+  }
+  return grid;
+}
+
+/** Slot zones at x, y in half-card steps: a card covers columns x, x+1 and rows y, y+1, so
+ *  (2, 1) overlaps the lower halves of (1, 0) and (3, 0), as peaks of cards lie. Later zones
+ *  lie on top. */
+function slotGrid(slotZones, ctx) {
+  const grid = document.createElement("div");
+  grid.className = "slots";
+  const columns = Math.max(2, ...slotZones.map((z) => (z.x ?? 0) + 2));
+  const rows = Math.max(2, ...slotZones.map((z) => (z.y ?? 0) + 2));
+  grid.style.setProperty("--columns", String(columns));
+  grid.style.setProperty("--rows", String(rows));
+  grid.style.aspectRatio = `${columns} / ${rows * 1.4}`; // cards 1.4 times as tall as wide
+  slotZones.forEach((zone, index) => {
+    const element = ctx.zone(zone);
+    element.style.gridColumn = `${(zone.x ?? 0) + 1} / span 2`;
+    element.style.gridRow = `${(zone.y ?? 0) + 1} / span 2`;
+    element.style.zIndex = String(index + 1);
+    grid.append(element);
+  });
+  return grid;
 }
 
 function marker(kind, text) {
@@ -290,122 +454,228 @@ function marker(kind, text) {
   return span;
 }
 
-function renderDeck(obs) {
-  const deck = $("deck");
-  deck.replaceChildren();
-  if (!obs.top_card) {
-    const empty = document.createElement("div");
-    empty.className = "card empty";
-    empty.textContent = "Empty";
-    deck.append(empty);
-  } else if (playing()) {
-    deck.append(cardButton(obs.top_card, "d", "the deck's top card"));
-  } else {
-    deck.append(staticCard(obs.top_card));
+function staticCard(code) {
+  const div = document.createElement("div");
+  div.className = code === null ? "card face-down" : "card";
+  div.append(code === null ? page.cards.back() : page.cards.face(code));
+  return div;
+}
+
+function cardWords(code) {
+  return code === null ? "a face-down card" : page.cards.describe(code);
+}
+
+/** The zone's exposed card as a button: it starts a move from the zone, or ends one there. */
+function cardButton(zone, code, ctx) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = code === null ? "card card-button face-down" : "card card-button";
+  button.dataset.action = "card";
+  button.dataset.key = `card-${zone.id}`;
+  const chosen = ctx.selected === zone.id;
+  button.setAttribute("aria-pressed", String(chosen));
+  const from = ctx.sources.has(zone.id);
+  let words = `${cardWords(code)}, ${zone.label}`;
+  if (chosen) words += ", selected";
+  else if (ctx.targets.has(zone.id)) words += ": the selected card can go here";
+  else if (!from) words += ", no legal move from here";
+  button.setAttribute("aria-label", words);
+  button.disabled = page.busy;
+  button.append(code === null ? page.cards.back() : page.cards.face(code));
+  if (chosen) button.append(marker("selected", "Selected"));
+  return button;
+}
+
+function exposed(zone, code, ctx) {
+  return ctx.playing ? cardButton(zone, code, ctx) : staticCard(code);
+}
+
+function emptyPlace(zone, ctx) {
+  const empty = document.createElement("div");
+  empty.className = "empty-space";
+  empty.textContent = "empty";
+  if (ctx.playing && zone.layout === "slot" && zone.accepts) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "empty-space";
+    button.dataset.action = "zone";
+    button.dataset.key = `empty-${zone.id}`;
+    button.disabled = page.busy;
+    button.textContent = "empty";
+    button.setAttribute("aria-label", `${zone.label}, empty` + (ctx.targets.has(zone.id) ? ": the selected card can go here" : ""));
+    return button;
   }
-  const under = Math.max(0, obs.cards_left - (obs.top_card ? 1 : 0));
-  $("deck-count").textContent = `${under} face down under it`;
-  deck.classList.toggle("selected", page.selected === "d");
+  return empty;
 }
 
-function renderTowers(obs) {
-  const list = $("towers");
-  list.replaceChildren();
-  list.style.setProperty("--spaces", String(obs.towers.length));
-  const targets = targetsOfSelection();
-  obs.towers.forEach((tower, index) => {
-    const number = String(index + 1);
-    const item = document.createElement("li");
-    item.className = "tower";
-    item.dataset.tower = number;
-    const target = targets.has(number);
-    item.classList.toggle("target", target);
-    item.classList.toggle("source", page.selected === number);
-    const size = `${tower.length} ${tower.length === 1 ? "card" : "cards"}`;
-    let head;
-    if (playing()) {
-      head = document.createElement("button");
-      head.type = "button";
-      head.dataset.action = "target";
-      head.dataset.key = `tower-${number}`;
-      head.disabled = page.busy;
-      head.setAttribute(
-        "aria-label",
-        `Tower ${number}, ${size}` +
-          (page.selected ? (target ? ": the selected card can go here" : ": not a legal place") : ""),
-      );
-    } else {
-      head = document.createElement("div");
-    }
-    head.classList.add("tower-head");
-    head.dataset.tower = number;
-    const title = document.createElement("span");
-    title.textContent = `Tower ${number}`;
-    head.append(title);
-    if (target) head.append(marker("target", "▼ can go here"));
-    item.append(head);
-    const stack = document.createElement("ol");
-    stack.className = "stack";
-    stack.setAttribute("aria-label", `Tower ${number}, bottom to top: ${size}`);
-    tower.forEach((code, position) => {
-      const entry = document.createElement("li");
-      const top = position === tower.length - 1;
-      entry.className = top ? "top" : "under";
-      if (top && playing()) entry.append(cardButton(code, number, `top of tower ${number}`));
-      else entry.append(staticCard(code));
-      stack.append(entry);
-    });
-    if (!tower.length) {
-      const empty = document.createElement("li");
-      empty.className = "empty-space";
-      empty.textContent = "empty";
-      if (playing()) empty.dataset.tower = number;
-      stack.append(empty);
-    }
-    item.append(stack);
-    list.append(item);
+/** The cards of a zone as its layout lays them; a game's page module may add layouts. */
+function zoneCards(zone, ctx) {
+  const custom = page.plugin.zoneLayouts?.[zone.layout];
+  const drawn = typeof custom === "function" ? custom(zone, ctx) : null;
+  if (drawn) return drawn;
+  const list = document.createElement("ol");
+  list.className = "cards";
+  const count = zone.cards.length;
+  const shown = zone.layout === "pile" || zone.layout === "slot" ? zone.cards.slice(-1) : zone.cards;
+  // A pile that shows no card but holds some is face down.
+  if (!shown.length && zone.count > 0) shown.push(null);
+  shown.forEach((code, index) => {
+    const entry = document.createElement("li");
+    const top = index === shown.length - 1;
+    entry.className = top ? "top" : "under";
+    entry.append(top ? exposed(zone, code, ctx) : staticCard(code));
+    list.append(entry);
   });
+  if (!shown.length) {
+    const entry = document.createElement("li");
+    entry.className = "top";
+    entry.append(emptyPlace(zone, ctx));
+    list.append(entry);
+  }
+  list.setAttribute(
+    "aria-label",
+    `${zone.label}, ${zone.layout === "stack" ? "bottom to top" : "cards"}: ${zone.count} ${zone.count === 1 ? "card" : "cards"}`,
+  );
+  list.dataset.shown = String(count);
+  return list;
 }
 
-function sourceName(source, view = page.view) {
-  const obs = view.observation;
-  if (source === "d") return obs.top_card ? `${page.cards.info(obs.top_card).short_name} from the deck` : "the deck";
-  const tower = obs.towers[Number(source) - 1] || [];
-  const code = tower.at(-1);
-  return code ? `${page.cards.info(code).short_name} from tower ${source}` : `tower ${source}`;
+function zoneHead(zone, ctx) {
+  const target = ctx.targets.has(zone.id);
+  const size = `${zone.count} ${zone.count === 1 ? "card" : "cards"}`;
+  let head;
+  if (ctx.playing && (zone.accepts || (ctx.sources.has(zone.id) && !zone.count))) {
+    head = document.createElement("button");
+    head.type = "button";
+    head.dataset.action = "zone";
+    head.dataset.key = `zone-${zone.id}`;
+    head.disabled = page.busy;
+    head.setAttribute(
+      "aria-label",
+      `${zone.label}, ${size}` +
+        (ctx.selected && ctx.selected !== zone.id ? (target ? ": the selected card can go here" : ": not a legal place") : ""),
+    );
+  } else {
+    head = document.createElement("div");
+  }
+  head.classList.add("zone-head");
+  const title = document.createElement("span");
+  title.className = "zone-label";
+  title.textContent = zone.label;
+  head.append(title);
+  if (target) head.append(marker("target", "▼ can go here"));
+  return head;
 }
 
-function describeMove(code, view = page.view) {
-  if (!/^[dD1-9][1-9]$/.test(code || "")) return code;
-  return `${sourceName(code[0].toLowerCase(), view)} to tower ${code[1]}`;
+/** Per-game marks (`extras`): true flags light the zone and show their name; words show as a
+ *  note. ({"highlight": true} only lights it.) */
+function zoneExtras(zone, element) {
+  const notes = [];
+  for (const [key, value] of Object.entries(zone.extras || {})) {
+    if (value === true) {
+      element.classList.add("marked", `mark-${slug(key)}`);
+      if (key !== "highlight") notes.push(key.replace(/_/g, " "));
+    } else if (typeof value === "string" || typeof value === "number") {
+      element.dataset[`extra${slug(key).replace(/(^|-)(\w)/g, (_, __, c) => c.toUpperCase())}`] = String(value);
+      if (key === "note" || key === "text") notes.push(String(value));
+    }
+  }
+  if (!notes.length) return null;
+  const note = document.createElement("p");
+  note.className = "zone-note";
+  note.textContent = `★ ${notes.join(", ")}`;
+  return note;
+}
+
+function renderZone(zone, ctx = context()) {
+  const element = document.createElement("section");
+  element.className = `zone zone-${slug(zone.layout)}`;
+  element.dataset.zone = zone.id;
+  element.dataset.layout = zone.layout;
+  element.setAttribute("role", "group");
+  element.setAttribute("aria-label", zone.label);
+  element.classList.toggle("source", ctx.sources.has(zone.id));
+  element.classList.toggle("selected", ctx.selected === zone.id);
+  element.classList.toggle("target", ctx.targets.has(zone.id));
+  element.classList.toggle("empty", !zone.count);
+  if (zone.layout !== "slot") element.append(zoneHead(zone, ctx));
+  element.append(zoneCards(zone, ctx));
+  if (zone.layout === "pile") {
+    const count = document.createElement("p");
+    count.className = "count";
+    const under = zone.count - Math.min(1, zone.count);
+    count.textContent = zone.count ? `${under} face down under it` : "";
+    element.append(count);
+  }
+  const note = zoneExtras(zone, element);
+  if (note) element.append(note);
+  return element;
 }
 
 function renderSelection() {
   const text = $("selection");
-  if (!playing()) {
-    text.textContent = "";
-    return;
-  }
+  text.replaceChildren();
+  if (!playing()) return;
+  const from = [...sources()];
   if (!page.selected) {
-    text.textContent = "Choose the deck's card or a tower's top card.";
+    text.textContent = from.length
+      ? `Choose what to move: from ${listWords(from.map(zoneLabel))}.`
+      : "No move can be made.";
     return;
   }
-  const targets = [...targetsOfSelection()];
-  text.textContent =
-    `Selected: ${sourceName(page.selected)}. ` +
-    (targets.length
-      ? `It can go on tower ${targets.join(", ")}. Choose a tower, or press Escape.`
-      : "It cannot go anywhere now; choose another card.");
+  const targets = [...targetsOf(page.selected)];
+  const here = movesFrom(page.selected).filter((m) => m.to === null || m.to === undefined);
+  text.append(
+    `Selected: ${sourceText(page.selected)}. ` +
+      (targets.length
+        ? `It can go to ${listWords(targets.map(zoneLabel))}. Choose where, or press Escape.`
+        : here.length
+          ? ""
+          : "It cannot go anywhere now; choose another card."),
+  );
+  for (const move of here) text.append(" ", moveButton(move, "small"));
+}
+
+function moveButton(move, className = "") {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = className;
+  button.dataset.action = "move";
+  button.dataset.code = move.code;
+  button.dataset.key = `move-${move.code}`;
+  button.disabled = page.busy || !playing();
+  button.textContent = move.text;
+  return button;
+}
+
+function renderMoveList() {
+  const list = moves();
+  $("move-list").hidden = !playing();
+  $("move-count").textContent = String(list.length);
+  $("moves").replaceChildren(
+    ...list.map((move) => {
+      const item = document.createElement("li");
+      const button = moveButton(move);
+      const code = document.createElement("code");
+      code.textContent = move.code;
+      code.setAttribute("aria-hidden", "true");
+      button.prepend(code, " ");
+      item.append(button);
+      return item;
+    }),
+  );
 }
 
 function renderControls() {
   const view = page.view;
   const active = playing() && !page.busy;
-  $("move-input").disabled = !playing();
+  const input = $("move-input");
+  input.disabled = !playing();
+  input.placeholder = view.moves?.[0]?.code || "";
   $("play").disabled = !active;
   $("undo").disabled = !active || !view.can_undo;
   $("concede").disabled = !active;
-  $("undo").hidden = view.params.undo === false;
+  $("undo").hidden = view.params?.undo === false;
   $("controls").classList.toggle("over", !playing());
 }
 
@@ -429,7 +699,7 @@ function renderResult() {
   } else {
     $("result-title").textContent = view.status === "won" ? "✔ Check won" : "✘ Check lost";
     $("result-summary").textContent = outcome?.summary ? capitalise(outcome.summary) + "." : "";
-    $("result-degree").textContent = degreeText(view);
+    $("result-degree").textContent = view.degree === null || view.degree === undefined ? "none" : String(view.degree);
     $("result-reason").textContent = REASONS[outcome?.reason] || outcome?.reason || "";
   }
   $("result-commitment").textContent = view.commitment;
@@ -437,18 +707,6 @@ function renderResult() {
 
 function capitalise(text) {
   return text ? text[0].toUpperCase() + text.slice(1) : text;
-}
-
-function degreeText(view) {
-  const degree = view.degree;
-  if (degree === null || degree === undefined) return "none";
-  const variant = view.params.variant || {};
-  if (variant.kind === "quota") {
-    return view.status === "won"
-      ? `${degree} (cards left in the deck when the quota was met)`
-      : `${degree} (the tallest ${variant.suit} tower minus the quota)`;
-  }
-  return `${degree} (cards placed from the deck)`;
 }
 
 // ---- acting -------------------------------------------------------------------------------------
@@ -462,8 +720,8 @@ function clearRefusal() {
 }
 
 function refuse(error) {
-  const title = error instanceof ApiError ? error.title : "Something went wrong.";
-  const detail = error instanceof ApiError ? error.detail : String(error);
+  const title = error instanceof ApiError ? error.title : error?.title || "Something went wrong.";
+  const detail = error instanceof ApiError ? error.detail : error?.detail ?? String(error);
   $("refusal-title").textContent = /[.!?]$/.test(title) ? title : `${title}:`;
   $("refusal-detail").textContent = detail;
   $("refusal").hidden = false;
@@ -498,46 +756,79 @@ async function act(doing, request) {
   }
 }
 
+/** Sends a move code as the player typed it (the server reads it) or as a move carries it. */
 function play(code) {
-  const move = code.trim().toLowerCase().replace(/[\s>-]+/g, "");
+  const move = String(code || "").trim();
   if (!move) return;
-  const text = `Played ${describeMove(move)}.`;
-  return act(text, (version) => page.client.move(move, version));
+  return act(`Played: ${moveText(move)}.`, (version) => page.client.move(move, version));
 }
 
-function select(source) {
-  page.selected = page.selected === source ? null : source;
+function select(zoneId) {
+  page.selected = page.selected === zoneId ? null : zoneId;
   clearRefusal();
   render();
 }
 
-function chooseTower(number) {
-  if (!page.selected) {
-    say("First choose the deck's card or a tower's top card.");
+/** A tap on zone `id` (on its exposed card if `onCard`): start, end or change a move. */
+function chooseZone(id, onCard) {
+  const selected = page.selected;
+  if (selected && selected !== id) {
+    const matches = movesFrom(selected).filter((m) => m.to === id);
+    if (matches.length === 1) {
+      play(matches[0].code);
+      return;
+    }
+    if (matches.length > 1) {
+      // Several moves between the same two places: the selection bar offers them by name.
+      say(`Choose one: ${matches.map((m) => m.text).join("; ")}.`);
+      const text = $("selection");
+      text.replaceChildren("Choose the move: ", ...matches.map((m) => moveButton(m, "small")));
+      return;
+    }
+    if (onCard && sources().has(id)) {
+      select(id);
+      return;
+    }
+    const targets = [...targetsOf(selected)].map(zoneLabel);
+    refuse({
+      title: "Not a legal move.",
+      detail:
+        `${sourceText(selected)} cannot go to ${zoneLabel(id)} now.` +
+        (targets.length ? ` It can go to ${listWords(targets)}.` : ""),
+    });
     return;
   }
-  if (page.selected === number) {
-    select(number);
+  if (selected === id) {
+    select(id);
     return;
   }
-  play(`${page.selected}${number}`);
+  const from = movesFrom(id);
+  if (!from.length) {
+    say(`Nothing can move from ${zoneLabel(id)} now.`);
+    return;
+  }
+  if (from.length === 1 && (from[0].to === null || from[0].to === undefined)) {
+    play(from[0].code); // one tap: a move that goes nowhere in particular (dealing, turning up)
+    return;
+  }
+  select(id);
 }
 
 function onBoardClick(event) {
   if (!playing() || page.busy) return;
-  const control = event.target.closest("[data-action], [data-tower]");
-  if (!control) return;
-  if (control.dataset.action === "source") {
-    const source = control.dataset.source;
-    if (page.selected && page.selected !== source && source !== "d" && targetsOfSelection().has(source)) {
-      chooseTower(source); // the top card of a tower the selected card can go on
-    } else {
-      select(source);
-    }
+  const control = event.target.closest("[data-action]");
+  if (control?.dataset.action === "move") {
+    play(control.dataset.code);
     return;
   }
-  const tower = control.dataset.tower || control.closest(".tower")?.dataset.tower;
-  if (tower) chooseTower(tower);
+  const zone = event.target.closest("[data-zone]");
+  if (!zone) return;
+  chooseZone(zone.dataset.zone, control?.dataset.action === "card");
+}
+
+function onMoveListClick(event) {
+  const control = event.target.closest("[data-action='move']");
+  if (control && playing() && !page.busy) play(control.dataset.code);
 }
 
 function onKey(event) {
@@ -552,13 +843,14 @@ function onKey(event) {
   if (event.key === "Escape" && page.selected) {
     page.selected = null;
     render();
-  } else if (/^[dD1-8]$/.test(event.key)) {
-    const input = $("move-input");
-    input.value = (event.key.toLowerCase() === "d" ? "" : input.value) + event.key.toLowerCase();
-    input.focus();
-    event.preventDefault();
   } else if (event.key === "u" || event.key === "U") {
     undo();
+  } else if (/^[a-z0-9]$/i.test(event.key)) {
+    // A letter or digit starts a move code in the box; the rest of it is typed there.
+    const input = $("move-input");
+    input.value = event.key;
+    input.focus();
+    event.preventDefault();
   }
 }
 
@@ -592,11 +884,13 @@ async function showRecord() {
   $("record-seed").textContent = record.seed === null || record.seed === undefined ? "none" : String(record.seed);
   $("record-salt").textContent = revealed.salt || "";
   $("record-moves").textContent = (record.moves || []).join(" ") || "none";
+  const order = page.game?.deal_order;
+  $("record-deal-title").textContent = order ? `The deal, in ${order}` : "The deal";
   const deal = $("record-deal");
   deal.replaceChildren(
     ...(record.deal || []).map((code) => {
       const item = document.createElement("li");
-      item.append(staticCard(code));
+      item.append(staticCard(typeof code === "string" ? code : JSON.stringify(code)));
       return item;
     }),
   );
@@ -618,6 +912,7 @@ function wire() {
   $("board").addEventListener("focusin", (event) => {
     page.focusKey = event.target.dataset?.key || null;
   });
+  $("moves").addEventListener("click", onMoveListClick);
   $("move-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const input = $("move-input");

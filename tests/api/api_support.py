@@ -21,6 +21,8 @@ from skillcheck.sessions import RevealedRecord
 
 GM_KEY = "gm-test-key-1"
 OTHER_GM_KEY = "gm-test-key-2"
+#: The game the HTTP tests play (a check names its game: there is no default).
+GAME = "three-towers"
 PARAMS: dict[str, Any] = {
     "level": 6,
     "variant": {"kind": "quota", "suit": "moons", "skill": 3, "quota": 3},
@@ -75,7 +77,9 @@ def play_whole_check(client: TestClient[Any]) -> dict[str, Any]:
     the end for hidden cards, then fetch and verify the revealed record. Returns the record."""
     seed, line = winning_seed()
     created = client.post(
-        "/v1/checks", json={"params": PARAMS, "seed": seed, "label": "Mira"}, headers=bearer(GM_KEY)
+        "/v1/checks",
+        json={"game": GAME, "params": PARAMS, "seed": seed, "label": "Mira"},
+        headers=bearer(GM_KEY),
     )
     assert created.status_code == 201, created.text
     body = created.json()

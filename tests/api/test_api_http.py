@@ -5,7 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from api_support import GM_KEY, OTHER_GM_KEY, PARAMS, bearer, running, settings_for, winning_seed
+from api_support import (
+    GAME,
+    GM_KEY,
+    OTHER_GM_KEY,
+    PARAMS,
+    bearer,
+    running,
+    settings_for,
+    winning_seed,
+)
 from litestar.testing import TestClient
 
 from api.app import create_app
@@ -28,7 +37,9 @@ def assert_problem(response: Any, status: int, code: str) -> dict[str, Any]:
 def new_check(client: TestClient[Any], **extra: Any) -> dict[str, Any]:
     seed, _ = winning_seed()
     created = client.post(
-        "/v1/checks", json={"params": PARAMS, "seed": seed, **extra}, headers=bearer(GM_KEY)
+        "/v1/checks",
+        json={"game": GAME, "params": PARAMS, "seed": seed, **extra},
+        headers=bearer(GM_KEY),
     )
     assert created.status_code == 201, created.text
     body: dict[str, Any] = created.json()
@@ -99,8 +110,8 @@ def test_roles(client: TestClient[Any]) -> None:
     _, line = winning_seed()
     # no token: 401; a token that is not a GM key cannot create
     assert_problem(client.get(url), 401, "unauthorized")
-    assert_problem(client.post("/v1/checks", json={}), 401, "unauthorized")
-    assert_problem(client.post("/v1/checks", json={}, headers=player), 403, "forbidden")
+    assert_problem(client.post("/v1/checks", json={"game": GAME}), 401, "unauthorized")
+    assert_problem(client.post("/v1/checks", json={"game": GAME}, headers=player), 403, "forbidden")
     # the spectator and the GM may look but not play; the player may not cancel
     assert client.get(url, headers=spectator).status_code == 200
     assert_problem(
@@ -159,7 +170,9 @@ def test_undo_and_concede(client: TestClient[Any]) -> None:
 
 def test_problem_shapes_name_the_field(client: TestClient[Any]) -> None:
     gm = bearer(GM_KEY)
-    bad_level = client.post("/v1/checks", json={"params": {**PARAMS, "level": 12}}, headers=gm)
+    bad_level = client.post(
+        "/v1/checks", json={"game": GAME, "params": {**PARAMS, "level": 12}}, headers=gm
+    )
     body = assert_problem(bad_level, 422, "invalid-parameter")
     assert body["field"] == "level" and "level" in body["detail"]
     unknown = client.post("/v1/checks", json={"game": "chess"}, headers=gm)
@@ -285,7 +298,7 @@ def test_health_is_503_when_the_database_is_gone(tmp_path: Any) -> None:
 def test_edges_a_client_author_meets(client: TestClient[Any]) -> None:
     """401 names the scheme; 304 for a poller that has the view; 413 says the limit; a reused
     idempotency key is named as the client sent it."""
-    anonymous = client.post("/v1/checks", json={})
+    anonymous = client.post("/v1/checks", json={"game": GAME})
     assert anonymous.status_code == 401
     assert anonymous.headers["www-authenticate"].startswith("Bearer")
     check = new_check(client)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from api_support import GM_KEY, PARAMS, bearer, running, winning_seed
+from api_support import GAME, GM_KEY, PARAMS, bearer, running, winning_seed
 from litestar.testing import TestClient
 
 
@@ -31,7 +31,9 @@ def test_a_check_survives_a_restart(sqlite_url: str) -> None:
     seed, line = winning_seed()
     with running(sqlite_url) as client:
         created = client.post(
-            "/v1/checks", json={"params": PARAMS, "seed": seed}, headers=bearer(GM_KEY)
+            "/v1/checks",
+            json={"game": GAME, "params": PARAMS, "seed": seed},
+            headers=bearer(GM_KEY),
         ).json()
         player = created["player_token"]
         check = f"/v1/checks/{created['check_id']}"

@@ -14,15 +14,36 @@ from litestar.testing import TestClient
 from live_server import redis_unreachable_reason
 
 from api.app import create_app
+from api.odds import MAX_CELLS
+from skillcheck.engine import GAMES
 from skillcheck.games.three_towers.odds import quota_odds
+from skillcheck.odds import odds
+from skillcheck.schema import flat_params
+from skillcheck.serialization import game_from_params, game_params
 
-SMALL = {"suit": "moons", "skill": 3, "level": 4, "spaces": 4, "deals": 6}
+#: A small quota table: quota given three times is an axis (three cells per method).
+SMALL: dict[str, Any] = {
+    "game": "three-towers",
+    "suit": "moons",
+    "skill": 3,
+    "quota": [1, 2, 3],
+    "level": 4,
+    "spaces": 4,
+    "deals": 6,
+}
+#: The fields every cell had before the harness became generic (and still has).
+QUOTA_CELL = ("method", "suit", "level", "spaces", "skill", "quota")
+NUMBERS = ("successes", "trials", "undecided", "rate", "ci95_low", "ci95_high")
+
+
+def _client(tmp_path: Path) -> TestClient[Any]:
+    return TestClient(create_app(settings_for(f"sqlite:///{tmp_path / 'db.sqlite3'}")))
 
 
 def test_odds_match_the_library_and_the_second_answer_comes_from_the_cache(
     tmp_path: Path,
 ) -> None:
-    with TestClient(create_app(settings_for(f"sqlite:///{tmp_path / 'db.sqlite3'}"))) as client:
+    with _client(tmp_path) as client:
         first = client.get("/v1/odds", params=SMALL)
         assert first.status_code == 200, first.text
         assert first.headers["x-cache"] == "miss"
@@ -30,27 +51,102 @@ def test_odds_match_the_library_and_the_second_answer_comes_from_the_cache(
         assert again.headers["x-cache"] == "hit"
         assert again.json() == first.json()
     body = first.json()
-    assert body["quotas"] == [1, 2, 3] and body["methods"] == ["perfect", "fast"]
+    assert body["game"] == "three-towers" and body["axes"] == {"quota": [1, 2, 3]}
+    assert body["methods"] == ["perfect", "fast"] and body["deals"] == 6 and body["seed"] == 0
+    assert body["params"] == {"suit": "moons", "skill": 3, "level": 4, "spaces": 4}
+    # the fixed options, defaults filled in, at the top as before
+    assert {k: body[k] for k in ("suit", "skill", "level", "spaces")} == body["params"]
+    generic = odds(
+        "three-towers",
+        body["params"],
+        {"quota": [1, 2, 3]},
+        methods=["perfect", "fast"],
+        deals=6,
+        seed=0,
+    )
+    assert [{k: c[k] for k in ("params", "method", *NUMBERS)} for c in body["cells"]] == [
+        c.to_dict() for c in generic.cells
+    ]
+    # the game's own quota table (searching quotas downwards) agrees cell for cell
     expected = quota_odds("moons", [3], [1, 2, 3], level=4, spaces=4, deals=6, seed=0)
-    assert sorted(body["cells"], key=repr) == sorted(expected.rows(), key=repr)
+    got = sorted(({k: c[k] for k in QUOTA_CELL + NUMBERS} for c in body["cells"]), key=repr)
+    assert got == sorted(expected.rows(), key=repr)
     for cell in body["cells"]:
         assert cell["ci95_low"] <= cell["rate"] <= cell["ci95_high"]
 
 
+def test_one_quota_keeps_the_fields_of_the_quota_table(tmp_path: Path) -> None:
+    with _client(tmp_path) as client:
+        answer = client.get(
+            "/v1/odds?game=three-towers&suit=moons&skill=5&quota=4&level=6&deals=3&bot=fast"
+        )
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["axes"] == {} and body["methods"] == ["fast"]
+    for name, value in {"suit": "moons", "skill": 5, "quota": 4, "level": 6, "spaces": 5}.items():
+        assert body[name] == value
+    [cell] = body["cells"]
+    assert {k: cell[k] for k in QUOTA_CELL} == {
+        "method": "fast", "suit": "moons", "level": 6, "spaces": 5, "skill": 5, "quota": 4,
+    }  # fmt: skip
+    assert cell["trials"] == 3 and 0 <= cell["successes"] <= 3
+    assert cell["params"] == {"suit": "moons", "skill": 5, "quota": 4, "level": 6}
+
+
+def _query(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    """A game's structured parameters as the flat query options of /v1/odds."""
+    cls = GAMES[name]
+    query: dict[str, Any] = {"game": name}
+    for option, value in flat_params(cls, params).items():
+        if isinstance(value, bool):
+            query[option] = "true" if value else "false"
+        elif isinstance(value, list):
+            query[option] = ",".join(value)
+        elif value is not None:
+            query[option] = value
+    return query
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_odds_of_every_game_through_the_generic_harness(tmp_path: Path, name: str) -> None:
+    """Each registered game's first example, as flat options, is one cell per method."""
+    example = GAMES[name].examples()[0]
+    params = game_params(game_from_params(name, dict(example)))
+    with _client(tmp_path) as client:
+        answer = client.get("/v1/odds", params={**_query(name, params), "deals": 2})
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["game"] == name and body["axes"] == {}
+    assert len(body["cells"]) == len(body["methods"]) >= 1
+    for cell in body["cells"]:
+        assert cell["trials"] == 2 and 0 <= cell["successes"] <= 2
+        assert cell["ci95_low"] <= cell["rate"] <= cell["ci95_high"]
+
+
 def test_odds_refuse_bad_parameters_naming_them(tmp_path: Path) -> None:
-    with TestClient(create_app(settings_for(f"sqlite:///{tmp_path / 'db.sqlite3'}"))) as client:
-        cases: list[tuple[dict[str, Any], str]] = [
-            ({**SMALL, "bot": "strong"}, "bot"),
-            ({**SMALL, "quota": 5}, "quota"),
-            ({**SMALL, "suit": "hearts"}, "suit"),
+    one = {**SMALL, "quota": 2}
+    with _client(tmp_path) as client:
+        cases: list[tuple[dict[str, Any], str, str]] = [
+            ({**one, "bot": "strong"}, "bot", "invalid-parameter"),
+            ({**one, "quota": 5}, "quota", "invalid-parameter"),
+            ({**one, "suit": "hearts"}, "suit", "invalid-parameter"),
+            ({**one, "skill": "three"}, "skill", "invalid-parameter"),
+            ({**one, "colour": "red"}, "colour", "invalid-parameter"),
+            ({**one, "level": list(range(2, 2 + MAX_CELLS + 1))}, "level", "invalid-parameter"),
+            ({k: v for k, v in one.items() if k != "game"}, "game", "invalid-parameter"),
         ]
-        for params, field in cases:
+        for params, field, code in cases:
             response = client.get("/v1/odds", params=params)
             assert response.status_code == 422, (params, response.text)
             assert response.headers["content-type"].startswith("application/problem+json")
-            assert response.json()["code"] == "invalid-parameter"
-            assert response.json()["field"] == field
-        too_many = client.get("/v1/odds", params={**SMALL, "deals": 100_000})
+            assert response.json()["code"] == code
+            assert response.json()["field"] == field, response.text
+        missing = client.get("/v1/odds", params={k: v for k, v in one.items() if k != "game"})
+        for name in GAMES:
+            assert name in missing.json()["detail"]
+        unknown = client.get("/v1/odds", params={**one, "game": "chess"})
+        assert unknown.status_code == 422 and unknown.json()["code"] == "unknown-game"
+        too_many = client.get("/v1/odds", params={**one, "deals": 100_000})
         assert too_many.status_code == 400
         assert "deals" in too_many.text
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-from api_support import PARAMS, bearer
+from api_support import GAME, PARAMS, bearer
 from click.testing import CliRunner
 from live_server import free_port, redis_unreachable_reason
 
@@ -78,7 +78,9 @@ def test_serve_works_on_a_fresh_directory_with_no_configuration(tmp_path: Path) 
     with serving(["--port", str(port)], tmp_path) as out:  # the same key next time
         _wait_for_text(out, re.compile("Application startup complete"))
         created = httpx.post(
-            f"http://127.0.0.1:{port}/v1/checks", json={"params": PARAMS}, headers=bearer(key)
+            f"http://127.0.0.1:{port}/v1/checks",
+            json={"game": GAME, "params": PARAMS},
+            headers=bearer(key),
         )
         assert created.status_code == 201
         # the demo check of the first run survived the restart
@@ -110,7 +112,9 @@ def test_several_workers_on_postgresql_and_redis_serve_one_consistent_check(
         for _ in range(6):  # new connections spread over the workers
             with httpx.Client() as client:
                 made = client.post(
-                    f"{base}/v1/checks", json={"params": PARAMS, "seed": 5}, headers=bearer("gm-w")
+                    f"{base}/v1/checks",
+                    json={"game": GAME, "params": PARAMS, "seed": 5},
+                    headers=bearer("gm-w"),
                 )
                 assert made.status_code == 201, made.text
                 checks.append(made.json())

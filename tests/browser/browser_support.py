@@ -5,11 +5,14 @@ uses; ``conftest`` is a name every test directory has)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
 
 GM_KEY = "gm-browser-test-key"
+#: The game most browser tests play (test_games_on_the_page.py plays every registered game).
+GAME = "three-towers"
 PARAMS: dict[str, Any] = {
     "level": 6,
     "variant": {"kind": "quota", "suit": "moons", "skill": 3, "quota": 3},
@@ -51,3 +54,72 @@ class Check:
 
     def url(self, server: str, token: str | None = None) -> str:
         return f"{server}/play/{self.check_id}#token={token or self.player}"
+
+
+# ---- the board as the page draws it ----------------------------------------------------------
+
+
+#: The exposed card of a zone (a button while the player may move), and a zone's head.
+def zone_card(zone: str) -> str:
+    return f".zone[data-zone='{zone}'] li.top .card"
+
+
+def zone_head(zone: str) -> str:
+    return f".zone[data-zone='{zone}'] .zone-head"
+
+
+def shown_cards(view: dict[str, Any]) -> dict[str, list[str | None]]:
+    """What the page should show of each zone of ``view["board"]``: every card of a stack, fan
+    or row; the top card of a pile or slot (a face-down one, None, if it shows none but holds
+    some)."""
+    shown: dict[str, list[str | None]] = {}
+    for zone in view["board"]["zones"]:
+        cards = list(zone["cards"])
+        if zone["layout"] in ("pile", "slot"):
+            cards = cards[-1:]
+        if not cards and zone["count"] > 0:
+            cards = [None]
+        shown[zone["id"]] = cards
+    return shown
+
+
+def page_cards(page: Any) -> dict[str, list[str | None]]:
+    """Each zone's cards as the page shows them (None for a card's back)."""
+    found: dict[str, list[str | None]] = page.eval_on_selector_all(
+        ".zone[data-zone]",
+        "zones => Object.fromEntries(zones.map(z => [z.dataset.zone,"
+        " [...z.querySelectorAll('.cards .face')].map(f => f.dataset.code ?? null)]))",
+    )
+    return found
+
+
+def click_move(page: Any, view: dict[str, Any], code: str, frame: Any = None) -> None:
+    """Play the move ``code`` of ``view`` as a player does: tap the zone it comes from (its
+    exposed card), then the zone it goes to (its head), or only the source for a move that goes
+    nowhere in particular. The zones come from the view's ``moves``; no code is read here."""
+    where = frame or page
+    move = next(m for m in view["moves"] if m["code"] == code)
+    where.locator(zone_card(move["from"])).click()
+    if move["to"] is not None:
+        target = where.locator(zone_head(move["to"]))
+        if target.count() == 0:  # a slot has no head: its card or empty place is the target
+            target = where.locator(f".zone[data-zone='{move['to']}'] li.top > *")
+        target.click()
+
+
+def snap(target: Any, shots: Path, name: str) -> None:
+    """A full-page screenshot of a page or frame, ``<shots>/<name>.png``, to look at."""
+    target.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+
+
+def no_overlaps(page: Any) -> None:
+    """No two zones outside a slot grid overlap (slots overlap as their x, y say)."""
+    boxes = page.eval_on_selector_all(
+        ".zone:not(.zone-slot)",
+        "zs => zs.map(z => { const r = z.getBoundingClientRect();"
+        " return [z.dataset.zone, r.left, r.top, r.right, r.bottom]; })",
+    )
+    for i, (a, al, at, ar, ab) in enumerate(boxes):
+        for b, bl, bt, br, bb in boxes[i + 1 :]:
+            apart = ar <= bl + 0.5 or br <= al + 0.5 or ab <= bt + 0.5 or bb <= at + 0.5
+            assert apart, f"zones {a} and {b} overlap"

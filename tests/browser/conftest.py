@@ -23,7 +23,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 import uvicorn
-from browser_support import GM_KEY, PARAMS, Check
+from browser_support import GAME, GM_KEY, PARAMS, Check
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
 from api_support import winning_seed
@@ -122,6 +122,15 @@ def server(tmp_path_factory: pytest.TempPathFactory, vtt_origin: str) -> Iterato
         thread.join(timeout=10)
 
 
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    """Where the tests put screenshots: ``$SKILLCHECK_SCREENSHOTS`` (kept, to look at), or the
+    test's temporary folder."""
+    folder = Path(os.environ.get("SKILLCHECK_SCREENSHOTS") or tmp_path / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def http(server: str) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=server, timeout=10) as client:
@@ -136,8 +145,10 @@ def winning() -> tuple[int, list[str]]:
 
 @pytest.fixture
 def new_check(http: httpx.Client) -> Callable[..., Check]:
-    def make(seed: int = 7, params: dict[str, Any] | None = None, **extra: Any) -> Check:
-        body = {"params": PARAMS if params is None else params, "seed": seed, **extra}
+    def make(
+        seed: int = 7, params: dict[str, Any] | None = None, game: str = GAME, **extra: Any
+    ) -> Check:
+        body = {"game": game, "params": PARAMS if params is None else params, "seed": seed, **extra}
         created = http.post("/v1/checks", json=body, headers={"Authorization": f"Bearer {GM_KEY}"})
         assert created.status_code == 201, created.text
         data = created.json()

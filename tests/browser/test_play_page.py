@@ -6,16 +6,29 @@ page like a player: clicks, keys, the in-page dialog; and checks the server's st
 
 from __future__ import annotations
 
+import html as html_lib
+import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
-from browser_support import Check
+from browser_support import (
+    Check,
+    click_move,
+    no_overlaps,
+    page_cards,
+    shown_cards,
+    snap,
+    zone_card,
+    zone_head,
+)
 from playwright.sync_api import Page, expect
 
-from skillcheck.cards import card
+from skillcheck.cards import DECKS, card
+from skillcheck.engine import GAMES
 
 expect.set_options(timeout=8000)
 
@@ -27,23 +40,12 @@ def open_page(page: Page, server: str, check: Check, token: str | None = None) -
     expect(page.locator("#game")).to_be_visible()
 
 
-def tower_codes(page: Page) -> list[list[str]]:
-    codes: list[list[str]] = page.eval_on_selector_all(
-        "#towers > li.tower",
-        "towers => towers.map(t => [...t.querySelectorAll('.stack .face')]"
-        ".map(f => f.dataset.code))",
-    )
-    return codes
+#: The deck's card (a button for the player) and a tower's head, in Three Towers' board.
+DECK = zone_card("deck")
 
 
-def click_move(page: Page, code: str) -> None:
-    """Play ``code`` the way a player does: the source card, then the destination tower."""
-    source, target = code[0], code[1]
-    if source == "d":
-        page.click("#deck button")
-    else:
-        page.click(f".tower[data-tower='{source}'] .top button")
-    page.click(f".tower[data-tower='{target}'] .tower-head")
+def tower(number: int | str) -> str:
+    return zone_head(f"t{number}")
 
 
 def wait_version(page: Page, version: int) -> None:
@@ -66,21 +68,32 @@ def test_page_shows_the_observation(page: Page, server: str, new_check: NewCheck
     assert headers["content-type"].startswith("text/html")
     expect(page.locator("#game")).to_be_visible()
     obs = view["observation"]
-    assert tower_codes(page) == obs["towers"]
+    assert page_cards(page) == shown_cards(view)
+    assert [page_cards(page)[f"t{n}"] for n in range(1, 6)] == obs["towers"]
     top = obs["top_card"]
-    expect(page.locator("#deck .face")).to_have_attribute("data-code", top)
-    expect(page.locator("#deck")).to_contain_text(card(top).short_name)
-    expect(page.locator("#cards-left")).to_have_text(f"{obs['cards_left']} cards left")
+    expect(page.locator(f"{DECK} .face")).to_have_attribute("data-code", top)
+    expect(page.locator(".zone[data-zone='deck']")).to_contain_text(card(top).short_name)
+    # The board's meters: the quota's progress as a bar, and the cards left in the deck.
+    expect(page.locator("[data-meter='cards'] .meter-text")).to_have_text(
+        f"{obs['cards_left']} in the deck"
+    )
+    quota = page.locator("[data-meter='quota']")
+    expect(quota).to_contain_text("Moons tower")
+    meter = next(m for m in view["board"]["meters"] if m["id"] == "quota")
+    expect(quota.locator(".meter-text")).to_have_text(meter["text"])
+    expect(quota.locator("progress")).to_have_attribute("max", "3")
     expect(page.locator("#moves-made")).to_have_text("3")
     expect(page.locator("#version")).to_have_text("3")
     expect(page.locator("#status")).to_have_text("In progress")
     expect(page.locator("#label")).to_have_text("for Mira")
     expect(page.locator("#goal")).to_contain_text("a tower of 3 cards that all bear Moons")
+    expect(page.locator("#goal")).to_have_text(view["board"]["goal"])
+    expect(page.locator("#title")).to_have_text("Three Towers check")
     # A card reads as its name for screen readers, and shows its suits as symbols.
     first = obs["towers"][0][-1]
-    button = page.locator(".tower[data-tower='1'] .top button")
+    button = page.locator(zone_card("t1"))
     expect(button).to_have_attribute("aria-label", re.compile(re.escape(card(first).name)))
-    assert page.locator(".tower[data-tower='1'] .top .suit").count() == len(card(first).suits)
+    assert page.locator(f"{zone_card('t1')} .suit").count() == len(card(first).suits)
     # The strict policy travels in a <meta> element; nothing inline runs.
     policy = page.get_attribute("meta[http-equiv='Content-Security-Policy']", "content")
     assert policy is not None and "script-src 'self'" in policy and "unsafe" not in policy
@@ -103,6 +116,29 @@ def test_assets_are_served_with_types_and_cache_headers(http: Any, server: str) 
     table = http.get("/v1/cards").json()
     assert len(table["cards"]) == 45
     assert {"code": "6MW", "name": "the Lunatic"}.items() <= table["cards"][18].items()
+    # Every deck's table, for the page to draw any game's cards; an unknown deck is a problem.
+    for name, deck in DECKS.items():
+        got = http.get(f"/v1/decks/{name}")
+        assert got.status_code == 200
+        assert got.headers["cache-control"] == "public, max-age=86400"
+        assert got.json() == deck.table()
+    assert http.get("/v1/decks/decktet").json()["cards"][18]["name"] == "the Lunatic"
+    missing = http.get("/v1/decks/tarot")
+    assert missing.status_code == 404
+    assert missing.headers["content-type"].startswith("application/problem+json")
+    assert missing.json()["code"] == "unknown-deck" and "decktet" in missing.json()["detail"]
+    # The page's HTML names every registered game's deck (and page module, if it has one).
+    games = json.loads(html_lib.unescape(re.search(r'data-games="([^"]*)"', html)[1]))
+    assert set(games) == set(GAMES)
+    for name, cls in GAMES.items():
+        assert games[name]["deck"] == cls.deck_name and games[name]["title"] == cls.title
+        module = games[name]["module"]
+        if module is not None:
+            build = links[0].split("/")[2]
+            got = http.get(f"/play-assets/{build}/{module}")
+            assert got.status_code == 200 and got.headers["content-type"].startswith(
+                "text/javascript"
+            )
 
 
 def test_missing_and_wrong_tokens_say_so(page: Page, server: str, new_check: NewCheck) -> None:
@@ -118,22 +154,29 @@ def test_missing_and_wrong_tokens_say_so(page: Page, server: str, new_check: New
 # ---- playing ---------------------------------------------------------------------------------
 
 
-def test_click_plays_a_legal_move(page: Page, server: str, new_check: NewCheck) -> None:
+def test_click_plays_a_legal_move(
+    page: Page, server: str, new_check: NewCheck, shots: Path
+) -> None:
     check = new_check(seed=21)
     open_page(page, server, check)
-    page.click("#deck button")
-    expect(page.locator("#deck button")).to_have_attribute("aria-pressed", "true")
-    legal = {m[1] for m in check.view()["legal_moves"] if m[0] == "d"}
-    targets = page.eval_on_selector_all(".tower.target", "ts => ts.map(t => t.dataset.tower)")
+    before = check.view()
+    page.click(DECK)
+    expect(page.locator(DECK)).to_have_attribute("aria-pressed", "true")
+    snap(page, shots, "three-towers-desktop-selected")
+    legal = {m["to"] for m in before["moves"] if m["from"] == "deck"}
+    targets = page.eval_on_selector_all(".zone.target", "zs => zs.map(z => z.dataset.zone)")
     assert set(targets) == legal
     with page.expect_request("**/moves") as sent:
-        page.click(".tower[data-tower='2'] .tower-head")
+        page.click(tower(2))
+    # The move the view offers from the deck to tower 2, sent by its code.
+    move = next(m for m in before["moves"] if m["from"] == "deck" and m["to"] == "t2")
+    assert move["code"] == "d2"
     assert sent.value.post_data_json == {"move": "d2", "expected_version": 0}
     wait_version(page, 1)
     view = check.view()
     assert view["version"] == 1 and len(view["observation"]["towers"][1]) == 1
-    assert tower_codes(page) == view["observation"]["towers"]
-    expect(page.locator("#notice")).to_contain_text("to tower 2")
+    assert page_cards(page) == shown_cards(view)
+    expect(page.locator("#notice")).to_contain_text(move["text"])
 
 
 def test_illegal_attempt_is_refused_and_changes_nothing(
@@ -142,16 +185,29 @@ def test_illegal_attempt_is_refused_and_changes_nothing(
     check = new_check(seed=21)
     for code in ("d1", "d2", "d3", "d4", "d5"):
         view = check.move(code)
-    illegal = next(f"d{n}" for n in range(1, 6) if f"d{n}" not in view["legal_moves"])
+    legal = {m["to"] for m in view["moves"] if m["from"] == "deck"}
+    number = next(n for n in range(1, 6) if f"t{n}" not in legal)
     open_page(page, server, check)
-    click_move(page, illegal)
+    posts: list[str] = []
+    page.on(
+        "request", lambda request: posts.append(request.url) if request.method == "POST" else None
+    )
+    # Tapping a place the card cannot go: the view's moves say so, and nothing is sent.
+    page.click(DECK)
+    page.click(tower(number))
     refusal = page.locator("#refusal")
     expect(refusal).to_be_visible()
+    expect(refusal).to_contain_text("Not a legal move")
+    expect(refusal).to_contain_text(f"cannot go to Tower {number}")
+    assert posts == []
+    # Typed, the same move reaches the server, which refuses it with the rule it breaks.
+    page.fill("#move-input", f"d{number}")
+    page.press("#move-input", "Enter")
     expect(refusal).to_contain_text("Illegal move")
     expect(refusal).to_contain_text("cannot go on")
     assert check.view()["version"] == 5
     expect(page.locator("#version")).to_have_text("5")
-    assert tower_codes(page) == view["observation"]["towers"]
+    assert page_cards(page) == shown_cards(view)
     # A typed move that cannot be read is refused with the server's explanation too.
     page.fill("#move-input", "zz")
     page.press("#move-input", "Enter")
@@ -178,16 +234,16 @@ def test_undo_and_keyboard_play(page: Page, server: str, new_check: NewCheck) ->
     wait_version(page, 3)
     view = check.view()
     assert view["moves_made"] == 1 and view["observation"]["towers"][3] == []
-    assert tower_codes(page) == view["observation"]["towers"]
+    assert page_cards(page) == shown_cards(view)
     # "u" undoes too; Escape clears a selection.
     page.locator("#board").focus()
     page.keyboard.press("u")
     wait_version(page, 4)
     assert check.view()["moves_made"] == 0
-    page.click("#deck button")
-    expect(page.locator(".tower.target")).to_have_count(5)
+    page.click(DECK)
+    expect(page.locator(".zone.target")).to_have_count(5)
     page.keyboard.press("Escape")
-    expect(page.locator(".tower.target")).to_have_count(0)
+    expect(page.locator(".zone.target")).to_have_count(0)
 
 
 def test_concede_asks_in_a_dialog(page: Page, server: str, new_check: NewCheck) -> None:
@@ -208,7 +264,7 @@ def test_concede_asks_in_a_dialog(page: Page, server: str, new_check: NewCheck) 
     view = check.view()
     assert view["status"] == "lost" and view["outcome"]["reason"] == "conceded"
     expect(page.locator("#result-degree")).to_contain_text(str(view["degree"]))
-    expect(page.locator("#deck button")).to_have_count(0)
+    expect(page.locator(f"{DECK}.card-button")).to_have_count(0)
     expect(page.locator("#play")).to_be_disabled()
 
 
@@ -218,14 +274,15 @@ def test_version_conflict_reloads_the_view(page: Page, server: str, new_check: N
     page.route("**/stream*", lambda route: route.abort())
     page.route("**/events*", lambda route: route.abort())
     open_page(page, server, check)
+    shown = check.view()
     check.move("d1")
     with page.expect_response("**/moves") as answered:
-        click_move(page, "d2")
+        click_move(page, shown, "d2")
     assert answered.value.status == 409
     wait_version(page, 1)
     expect(page.locator("#notice")).to_contain_text("changed elsewhere")
-    assert tower_codes(page) == check.view()["observation"]["towers"]
-    click_move(page, "d2")
+    assert page_cards(page) == shown_cards(check.view())
+    click_move(page, check.view(), "d2")
     wait_version(page, 2)
 
 
@@ -253,7 +310,7 @@ def test_whole_game_by_clicking_without_showing_hidden_cards(
 
     def finished(request: Any) -> None:
         response = request.response()
-        if response is None or request.url.endswith("/v1/cards"):
+        if response is None or "/v1/decks/" in request.url:
             return  # the public card table is the same for every check
         try:
             bodies.append((request.url, response.text()))
@@ -267,20 +324,25 @@ def test_whole_game_by_clicking_without_showing_hidden_cards(
     open_page(page, server, check)
     snapshots: list[tuple[int, str]] = [(0, page.content())]
     deck_moves = 0
+    view = check.view()
     for number, code in enumerate(line, 1):
-        click_move(page, code)
+        click_move(page, view, code)
         wait_version(page, number)
-        deck_moves += code.startswith("d")
+        deck_moves += next(m for m in view["moves"] if m["code"] == code)["from"] == "deck"
         snapshots.append((deck_moves, page.content()))
+        view = check.view()
     expect(page.locator("#result")).to_be_visible()
     final = check.view()
     assert final["status"] == "won"
     expect(page.locator("#result-title")).to_have_text("✔ Check won")
     expect(page.locator("#status")).to_have_text("✔ Won")
-    expect(page.locator("#result-degree")).to_contain_text(f"{final['degree']} (cards left")
+    # The degree, and the game's own words for the outcome (for a quota check the degree is
+    # the cards to spare: the summary says so).
+    expect(page.locator("#result-degree")).to_have_text(str(final["degree"]))
     expect(page.locator("#result-reason")).to_have_text("the goal was reached")
     expect(page.locator("#result-commitment")).to_have_text(check.commitment)
     expect(page.locator("#result-summary")).to_contain_text("reached the quota of 3")
+    expect(page.locator("#result-summary")).to_contain_text(f"with {final['degree']} card")
     page.wait_for_timeout(300)  # let the last responses land in `bodies`
     # The deal, top first: after n deck moves the top card is deal[n]; deal[n+1:] is unseen.
     deal = check.record()["record"]["deal"]
@@ -317,12 +379,17 @@ def test_spectator_sees_moves_live(
     open_page(page, server, check, check.spectator)
     expect(page.locator("#role")).to_contain_text("Spectator")
     expect(page.locator("#controls")).to_be_hidden()
-    expect(page.locator("#deck button")).to_have_count(0)
+    expect(page.locator(f"{DECK}.card-button")).to_have_count(0)
+    expect(page.locator(".zone button")).to_have_count(0)
     expect(page.locator("#live")).to_have_attribute("data-mode", transport)
+    before = check.view()
     view = check.move("d4")
     wait_version(page, 1)
-    assert tower_codes(page) == view["observation"]["towers"]
-    expect(page.locator("#notice")).to_contain_text("to tower 4")
+    assert page_cards(page) == shown_cards(view)
+    # The spectator hears the move in the words the view offered it in.
+    said = next(m["text"] for m in before["moves"] if m["code"] == "d4")
+    assert "tower 4" in said
+    expect(page.locator("#notice")).to_contain_text(said)
     check.move("d1")
     wait_version(page, 2)
     conceded = check.http.post(
@@ -366,8 +433,8 @@ def test_page_works_in_an_iframe_on_another_origin(
     page.goto(f"{vtt}/table?src={quote(check.url(server), safe='')}")
     frame = page.frame_locator("iframe")
     expect(frame.locator("#game")).to_be_visible()
-    frame.locator("#deck button").click()
-    frame.locator(".tower[data-tower='3'] .tower-head").click()
+    frame.locator(DECK).click()
+    frame.locator(tower(3)).click()
     expect(frame.locator("#version")).to_have_text("1")
     assert check.view()["observation"]["towers"][2] != []
     # The in-page dialog works where window.confirm may be blocked.
@@ -394,7 +461,7 @@ def test_page_is_refused_in_a_frame_on_an_unlisted_origin(
 
 
 def test_phone_layout_fits_without_sideways_scrolling(
-    browser: Any, server: str, new_check: NewCheck
+    browser: Any, server: str, new_check: NewCheck, shots: Path
 ) -> None:
     check = new_check(seed=21)
     for code in ("d1", "d2", "d3", "d4", "d5"):
@@ -407,10 +474,15 @@ def test_phone_layout_fits_without_sideways_scrolling(
         open_page(phone, server, check)
         width = phone.evaluate("document.documentElement.scrollWidth")
         assert width <= 360, f"the page is {width}px wide on a 360px screen"
-        box = phone.locator("#deck button").bounding_box()
+        box = phone.locator(DECK).bounding_box()
         assert box is not None and box["width"] >= 44 and box["height"] >= 44
-        phone.locator("#deck button").tap()
-        expect(phone.locator("#deck button")).to_have_attribute("aria-pressed", "true")
+        for head in phone.locator(".zone button.zone-head").all():
+            box = head.bounding_box()
+            assert box is not None and box["width"] >= 44 and box["height"] >= 44
+        no_overlaps(phone)
+        phone.locator(DECK).tap()
+        expect(phone.locator(DECK)).to_have_attribute("aria-pressed", "true")
+        snap(phone, shots, "three-towers-phone-selected")
     finally:
         context.close()
 
@@ -418,7 +490,7 @@ def test_phone_layout_fits_without_sideways_scrolling(
 def test_focus_is_visible_on_controls(page: Page, server: str, new_check: NewCheck) -> None:
     check = new_check(seed=21)
     open_page(page, server, check)
-    page.locator("#deck button").focus()
+    page.locator(DECK).focus()
     page.keyboard.press("Tab")
     page.keyboard.press("Shift+Tab")
     outline = page.evaluate(
@@ -433,12 +505,12 @@ def test_focus_is_visible_on_controls(page: Page, server: str, new_check: NewChe
     )
     assert all(names), "every visible button has a name"
     # Buttons all the way: Enter on the deck's card, then on a tower, plays; the focus stays put.
-    page.locator("#deck button").focus()
+    page.locator(DECK).focus()
     page.keyboard.press("Enter")
-    expect(page.locator("#deck button")).to_have_attribute("aria-pressed", "true")
-    page.locator(".tower[data-tower='5'] .tower-head").focus()
+    expect(page.locator(DECK)).to_have_attribute("aria-pressed", "true")
+    page.locator(tower(5)).focus()
     page.keyboard.press("Enter")
     wait_version(page, 1)
     # (A live event may show version 1 before the move's answer re-enables the controls.)
-    expect(page.locator(".tower[data-tower='5'] .tower-head")).to_be_focused()
+    expect(page.locator(tower(5))).to_be_focused()
     assert len(check.view()["observation"]["towers"][4]) == 1
