@@ -12,7 +12,7 @@ import importlib
 import importlib.metadata
 
 #: The built-in games' modules, in the order front ends list them.
-BUILTIN = ("skillcheck.games.three_towers",)
+BUILTIN = ("skillcheck.games.three_towers", "skillcheck.games.hanoy")
 
 for _module in BUILTIN:
     importlib.import_module(_module)
