@@ -231,8 +231,9 @@ class Game(ABC, Generic[MoveT]):
 
     @classmethod
     def commands(cls) -> Sequence[Any]:
-        """Extra ``click`` commands of this game, mounted as ``skillcheck GAME COMMAND``."""
-        return ()
+        """Extra ``click`` commands of this game, mounted as ``skillcheck GAME COMMAND``: by
+        default those its command module registered."""
+        return tuple(analysis_of(cls.name).commands)
 
     def odds_presets(self) -> Mapping[str, Mapping[str, Any]]:
         """Named odds tables a GM reads (``skillcheck odds GAME --preset NAME``): each maps

@@ -8,7 +8,7 @@ cycle; :mod:`skillcheck.engine` re-exports these names.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from skillcheck.errors import ParameterError, UnknownGameError
@@ -54,7 +54,8 @@ def make_game(name: str, **params: Any) -> Any:
 
 
 class Analysis:
-    """What a game's analysis modules add to its rules: a solver, fair bots and odds presets.
+    """What a game's analysis modules add to its rules: a solver, fair bots, odds presets and
+    command-line commands.
 
     A game's solver and bots import its rules; so that the rules need not import them back (an
     import cycle), each analysis module registers what it provides here, and the game's package
@@ -65,6 +66,7 @@ class Analysis:
         self.solver: Callable[[], Any] | None = None
         self.bots: dict[str, Callable[[], Any]] = {}
         self.odds_presets: dict[str, Mapping[str, Any]] = {}
+        self.commands: list[Any] = []
 
 
 ANALYSES: dict[str, Analysis] = {}
@@ -81,10 +83,13 @@ def register_analysis(
     solver: Callable[[], Any] | None = None,
     bots: Mapping[str, Callable[[], Any]] | None = None,
     odds_presets: Mapping[str, Mapping[str, Any]] | None = None,
+    commands: Sequence[Any] = (),
 ) -> None:
-    """Add a solver factory, bot factories (by name) or odds presets to game ``name``."""
+    """Add a solver factory, bot factories (by name), odds presets or ``click`` commands to
+    game ``name``."""
     analysis = ANALYSES.setdefault(name, Analysis())
     if solver is not None:
         analysis.solver = solver
     analysis.bots.update(bots or {})
     analysis.odds_presets.update(odds_presets or {})
+    analysis.commands.extend(commands)

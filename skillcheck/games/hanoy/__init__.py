@@ -6,6 +6,11 @@ odds presets (:mod:`.odds`) and the ``skillcheck hanoy stats`` command (:mod:`.c
 docs/games/hanoy.md has the rules as implemented and the skill check's odds.
 """
 
+# The analysis modules register the solver, the bot, the odds presets and the commands.
+from skillcheck.games.hanoy import bots as _bots
+from skillcheck.games.hanoy import commands as _commands
+from skillcheck.games.hanoy import odds as _odds
+from skillcheck.games.hanoy import solver as _solver
 from skillcheck.games.hanoy.rules import (
     COLUMNS,
     MAX_CARDS,
@@ -20,6 +25,8 @@ from skillcheck.games.hanoy.rules import (
     legal_moves_of,
     tower_height,
 )
+
+del _bots, _commands, _odds, _solver
 
 __all__ = [
     "COLUMNS",

@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from skillcheck.games.hanoy.rules import Columns, Hanoy, HanoyMove, HanoyObservation, apply_move
+from skillcheck.registry import register_analysis
 
 __all__ = ["BOTS", "FastBot", "hanoi_method"]
 
@@ -129,3 +130,5 @@ class FastBot:
 
 
 BOTS: dict[str, Callable[[], FastBot]] = {"fast": FastBot}
+
+register_analysis(Hanoy.name, bots=BOTS)

@@ -12,8 +12,9 @@ from typing import Any
 import click
 from attrs import frozen
 
-from skillcheck.games.hanoy.rules import MAX_CARDS, MIN_CARDS
+from skillcheck.games.hanoy.rules import MAX_CARDS, MIN_CARDS, Hanoy
 from skillcheck.games.hanoy.search import column_sizes, deal_distances, distance_distribution
+from skillcheck.registry import register_analysis
 
 __all__ = ["COMMANDS", "DealStats", "deal_stats", "stats"]
 
@@ -166,3 +167,5 @@ def _print_stats(result: DealStats) -> None:
 
 
 COMMANDS = (stats,)
+
+register_analysis(Hanoy.name, commands=COMMANDS)

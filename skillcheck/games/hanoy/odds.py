@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from skillcheck.games.hanoy.rules import Hanoy
+from skillcheck.registry import register_analysis
+
 __all__ = ["PRESETS"]
 
 #: Flat options, as :func:`skillcheck.odds.odds` takes them. ``check``: difficulty (cards) by
@@ -16,3 +19,5 @@ PRESETS: dict[str, dict[str, Any]] = {
         "deals": 200,
     },
 }
+
+register_analysis(Hanoy.name, odds_presets=PRESETS)

@@ -14,8 +14,8 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar
 
 from attrs import field, frozen
 
@@ -44,9 +44,6 @@ from skillcheck.games.hanoy.search import (
     winning_column,
 )
 from skillcheck.rng import Pcg32, validate_seed
-
-if TYPE_CHECKING:
-    from skillcheck.solving import Bot, Solver
 
 __all__ = [
     "COLUMNS",
@@ -313,27 +310,6 @@ class Hanoy(Game[HanoyMove]):
         if self.skill is not None:
             goal += f" You have the deal's minimum number of moves plus {self.skill} to spare."
         return goal
-
-    def solver(self) -> Solver[HanoyMove]:
-        from skillcheck.games.hanoy.solver import HanoySolver
-
-        return HanoySolver()
-
-    def bots(self) -> Mapping[str, Callable[[], Bot]]:
-        from skillcheck.games.hanoy.bots import BOTS
-
-        return {**BOTS, **super().bots()}
-
-    def odds_presets(self) -> Mapping[str, Mapping[str, Any]]:
-        from skillcheck.games.hanoy.odds import PRESETS
-
-        return PRESETS
-
-    @classmethod
-    def commands(cls) -> Sequence[Any]:
-        from skillcheck.games.hanoy.commands import COMMANDS
-
-        return COMMANDS
 
     def move_json(self, move: HanoyMove) -> Any:
         return {"from": move.source, "to": move.target}

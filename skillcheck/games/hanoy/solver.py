@@ -10,8 +10,9 @@ from __future__ import annotations
 import time
 
 from skillcheck.engine import State, Status
-from skillcheck.games.hanoy.rules import HanoyMove, HanoyState, packed
+from skillcheck.games.hanoy.rules import Hanoy, HanoyMove, HanoyState, packed
 from skillcheck.games.hanoy.search import line_moves, shortest_line
+from skillcheck.registry import register_analysis
 from skillcheck.solving import Result, Solution
 
 __all__ = ["HanoySolver", "solve"]
@@ -63,3 +64,6 @@ class HanoySolver:
         if not isinstance(state, HanoyState):
             raise TypeError(f"the Tower of Hanoy solver solves Hanoy states, not {state!r}")
         return solve(state, max_states=max_states, max_seconds=max_seconds)
+
+
+register_analysis(Hanoy.name, solver=HanoySolver)
