@@ -10,6 +10,7 @@ A flat, importable core::
 """
 
 import skillcheck.games  # noqa: F401  (registers the built-in games)
+from skillcheck.games.hanoy import Hanoy, HanoyMove, HanoyObservation, HanoyState
 from skillcheck.cards import DECKTET, NUMERALS, Card, Rank, Suit, card, parse_cards
 from skillcheck.engine import (
     GAMES,
@@ -73,6 +74,10 @@ __all__ = [
     "EndReason",
     "Game",
     "GameOverError",
+    "Hanoy",
+    "HanoyMove",
+    "HanoyObservation",
+    "HanoyState",
     "IdempotencyConflictError",
     "IllegalMoveError",
     "Ivory",
