@@ -10,7 +10,6 @@ A flat, importable core::
 """
 
 import skillcheck.games  # noqa: F401  (registers the built-in games)
-from skillcheck.games.hanoy import Hanoy, HanoyMove, HanoyObservation, HanoyState
 from skillcheck.cards import DECKTET, NUMERALS, Card, Rank, Suit, card, parse_cards
 from skillcheck.engine import (
     GAMES,
@@ -45,6 +44,7 @@ from skillcheck.errors import (
     UnknownSuitError,
     VersionConflictError,
 )
+from skillcheck.games.hanoy import Hanoy, HanoyMove, HanoyObservation, HanoyState
 from skillcheck.games.three_towers import (
     DECK,
     Ivory,
