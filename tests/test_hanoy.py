@@ -777,3 +777,19 @@ def test_every_arrangement_of_a_few_cards_can_be_won(cards: int) -> None:
         for cut in itertools.combinations_with_replacement(range(cards + 1), 2):
             columns = (order[: cut[0]], order[cut[0] : cut[1]], order[cut[1] :])
             assert game.minimum_moves(columns) is not None
+
+
+# ---- deals are frozen forever (docs/rng.md, "Stability") ----------------------------------------
+
+GOLDEN_DEALS = [
+    ({}, 0, "5S 7S 4S 3S 2S 8S 6S 9S 10S"),
+    ({}, 1, "9S 10S 3S 8S 7S 4S 5S 2S 6S"),
+    ({}, 1234, "2S 7S 6S 10S 9S 4S 3S 8S 5S"),
+    ({"cards": 5, "ranks": "A-9"}, 7, "3S 5S 2S AS 4S"),
+]
+
+
+@pytest.mark.parametrize(("params", "seed", "codes"), GOLDEN_DEALS)
+def test_a_seed_deals_the_same_cards_forever(params: dict[str, Any], seed: int, codes: str) -> None:
+    game = Hanoy(**params)
+    assert " ".join(c.code for c in game.deal(seed)) == codes
