@@ -99,3 +99,10 @@ def test_csv_has_a_row_per_cell_with_its_parameters() -> None:
     lines = table.to_csv().strip().splitlines()
     assert lines[0].startswith("spaces,level,method,successes,trials")
     assert len(lines) == 1 + 2
+
+
+def test_perfect_play_counts_a_line_longer_than_the_move_limit_as_undecided_not_won() -> None:
+    game = game_from_options("three-towers", {"level": 5, "move_limit": 3})
+    # a level-5 deal needs at least its 12 cards placed: no line of 3 moves wins
+    for seed in deal_seeds(0, 3):
+        assert play_once(game, "perfect", seed, 1_000_000) == (False, True)
