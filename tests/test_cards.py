@@ -327,3 +327,13 @@ def test_quota_deck_is_the_non_suit_numerals_plus_the_chosen_suited_ones(
     }
     assert others == expected_others
     assert len(deck) == 3 * (level - 1) - (level - 1) + len(chosen)
+
+
+def test_a_deal_may_be_codes_separated_by_spaces_or_names_separated_by_commas() -> None:
+    from skillcheck.cards.decktet import parse_cards
+
+    assert [c.code for c in parse_cards("2MK 3MW  9LK")] == ["2MK", "3MW", "9LK"]
+    assert [c.code for c in parse_cards("the Author, Chance Meeting")] == ["2MK", "7ML"]
+    assert [c.code for c in parse_cards("Chance Meeting")] == ["7ML"]
+    with pytest.raises(UnknownCardError):
+        parse_cards("2MK 3XX")

@@ -289,9 +289,16 @@ def split_codes(run: str) -> list[str]:
 
 
 def parse_cards(items: str | Iterable[str | Card]) -> tuple[Card, ...]:
-    """Cards from a comma-separated string or an iterable of names or codes."""
+    """Cards from a string — names or codes separated by commas, or codes separated by spaces
+    (``"2MK 3MW"``) — or from an iterable of names or codes."""
     if isinstance(items, str):
-        parts: Iterable[str | Card] = [p for p in items.split(",") if p.strip()]
+        if "," in items or not items.strip():
+            parts: Iterable[str | Card] = [p for p in items.split(",") if p.strip()]
+        else:
+            try:
+                return (Card.parse(items),)  # one card, perhaps a name with spaces
+            except UnknownCardError:
+                parts = items.split()
     else:
         parts = items
     return tuple(Card.parse(p) for p in parts)
