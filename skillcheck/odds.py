@@ -62,6 +62,21 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` on the Agg backend, or a :class:`ParameterError` saying how to
+    install it (``pip install 'skillcheck[plots]'``)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ParameterError(
+            "png", "writing a picture needs matplotlib: pip install 'skillcheck[plots]'"
+        ) from None
+    return plt
+
+
 def deal_seeds(seed: int, count: int) -> list[int]:
     """``count`` deal seeds derived from one master seed (PCG32, stream 55)."""
     rng = Pcg32(seed, 55)

@@ -19,7 +19,14 @@ from rich.text import Text
 
 from skillcheck.engine import Game
 from skillcheck.errors import ParameterError, ParseError, SkillcheckError
-from skillcheck.odds import PERFECT, PERFECT_PLAY_STATES, OddsTable, game_from_options, methods_of
+from skillcheck.odds import (
+    PERFECT,
+    PERFECT_PLAY_STATES,
+    OddsTable,
+    game_from_options,
+    methods_of,
+    pyplot,
+)
 from skillcheck.odds import odds as odds_table
 from skillcheck.rng import draw_seed, validate_seed
 from skillcheck.serialization import game_params
@@ -318,23 +325,10 @@ def print_odds(cls: type[Game[Any]], table: OddsTable) -> None:
         ))  # fmt: skip
 
 
-def _pyplot() -> Any:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise ParameterError(
-            "png", "writing a picture needs matplotlib: pip install 'skillcheck[plots]'"
-        ) from None
-    return plt
-
-
 def plot_odds(table: OddsTable, path: Path, title: str) -> None:
     """A PNG of the table: a heatmap per method when two parameters vary, else the rates with
     their intervals along the one varying parameter (or one bar per method)."""
-    plt = _pyplot()
+    plt = pyplot()
     axes = list(table.axes)
     if len(axes) == MAX_PLOT_AXES:
         rows, cols = table.axes[axes[0]], table.axes[axes[1]]
@@ -482,7 +476,7 @@ def _odds_command(cls: type[Game[Any]]) -> click.Command:
                         "png", f"a picture shows at most {MAX_PLOT_AXES} varying parameters; this "
                         f"table varies {', '.join(axes)}",
                     )  # fmt: skip
-                _pyplot()
+                pyplot()
             _check_cells(cls.name, fixed, axes)
             progress = Progress(
                 "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),

@@ -36,6 +36,7 @@ from skillcheck.odds import (
     PERFECT_PLAY_STATES,
     add_result,
     deal_seeds,
+    pyplot,
     run_jobs,
     wilson_interval,
 )
@@ -153,15 +154,7 @@ class OddsTable:
     def heatmap(self, path: str | Path) -> None:
         """A PNG: one skill × quota heatmap per method (quota tables), or success rate by level
         (standard tables). Needs matplotlib (``pip install 'skillcheck[plots]'``)."""
-        try:
-            import matplotlib
-
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:  # pragma: no cover - depends on the environment
-            raise ParameterError(
-                "png", "writing a heatmap needs matplotlib: pip install 'skillcheck[plots]'"
-            ) from None
+        plt = pyplot()
         if self.suit is None:
             fig, ax = plt.subplots(figsize=(6, 4), layout="constrained")
             for method in self.methods:
