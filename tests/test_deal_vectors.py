@@ -1,10 +1,11 @@
 """Golden deals: a deal is a pure function of (game, parameters, seed), stable forever.
 
 tests/golden/deals.json pins Three Towers deals (written once by tests/golden/make_deals.py; a
-changed vector is a breaking change, see docs/rng.md). The cross-language tests run the
-JavaScript reference implementation, examples/js/skillcheck-deal.mjs, with Node.js and require it
-to deal exactly what the library deals. They need ``node`` on PATH and fail (never skip) without
-it: CI installs Node.js.
+changed vector is a breaking change, see docs/rng.md); tests/golden/tripeaks_deals.json pins Tri
+Peaks deals (computed from the spec in docs/rng.md, not from the game). The cross-language tests
+run the JavaScript reference implementation, examples/js/skillcheck-deal.mjs, with Node.js and
+require it to deal exactly what the library deals. They need ``node`` on PATH and fail (never
+skip) without it: CI installs Node.js.
 """
 
 from __future__ import annotations
@@ -18,13 +19,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skillcheck import MAX_SEED, NUMERALS, SkillcheckError, Suit, ThreeTowers
+from skillcheck.cards.standard import STANDARD
+from skillcheck.engine import GAMES
 from skillcheck.games.three_towers import Quota, level_deck
+from skillcheck.rng import Pcg32
 from skillcheck.serialization import game_from_params, game_params
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "deals.json"
+TRIPEAKS_GOLDEN = ROOT / "tests" / "golden" / "tripeaks_deals.json"
 JS_MODULE = ROOT / "examples" / "js" / "skillcheck-deal.mjs"
 GAME = "three-towers"
 
@@ -347,3 +354,251 @@ def test_js_cli_rejects_what_python_rejects(
     assert done.returncode == 2
     assert message in done.stderr
     assert done.stdout == ""
+
+
+# ---- Tri Peaks: the standard deck, dealt to three peaks, a waste card and the stock ------------
+
+TRIPEAKS = "tripeaks"
+TABLEAU = 28
+#: Tableau positions by row (docs/rng.md, /work/shared/reference/tripeaks-layout.md).
+TRIPEAKS_ROWS = [list(range(0, 3)), list(range(3, 9)), list(range(9, 18)), list(range(18, 28))]
+
+
+def tripeaks_spec(seed: int, empty_waste: bool = False) -> dict[str, list[str]]:
+    """The Tri Peaks deal straight from docs/rng.md, independent of the game class."""
+    deal = list(STANDARD)
+    Pcg32(seed).shuffle(deal)
+    flat = [c.code for c in deal]
+    stock_from = TABLEAU if empty_waste else TABLEAU + 1
+    return {
+        "tableau": flat[:TABLEAU],
+        "waste": flat[TABLEAU:stock_from],
+        "stock": flat[stock_from:],
+        "deal": flat,
+    }
+
+
+def load_tripeaks_vectors() -> list[dict[str, Any]]:
+    doc = json.loads(TRIPEAKS_GOLDEN.read_text(encoding="utf-8"))
+    assert doc["game"] == TRIPEAKS
+    vectors: list[dict[str, Any]] = doc["vectors"]
+    return vectors
+
+
+TRIPEAKS_VECTORS = load_tripeaks_vectors()
+TRIPEAKS_IDS = [v["name"] for v in TRIPEAKS_VECTORS]
+
+
+def test_tripeaks_golden_vectors_cover_seeds_and_variants() -> None:
+    assert len(TRIPEAKS_VECTORS) >= 8
+    assert len(set(TRIPEAKS_IDS)) == len(TRIPEAKS_IDS)
+    seeds = {v["seed"] for v in TRIPEAKS_VECTORS}
+    assert {0, 1, 42, 1234, MAX_SEED} <= seeds
+    assert seeds - {0, 1, 42, 1234, MAX_SEED}
+    empty = {v["seed"] for v in TRIPEAKS_VECTORS if v["empty_waste"]}
+    assert {0, MAX_SEED} <= empty
+    assert empty <= {v["seed"] for v in TRIPEAKS_VECTORS if not v["empty_waste"]}
+
+
+@pytest.mark.parametrize("vector", TRIPEAKS_VECTORS, ids=TRIPEAKS_IDS)
+def test_tripeaks_golden_deal_is_the_spec(vector: dict[str, Any]) -> None:
+    expected = tripeaks_spec(vector["seed"], vector["empty_waste"])
+    got = {k: vector[k] for k in ("tableau", "waste", "stock")}
+    assert got == {k: expected[k] for k in ("tableau", "waste", "stock")}
+    assert len(vector["tableau"]) == 28
+    assert len(vector["waste"]) == (0 if vector["empty_waste"] else 1)
+    assert len(vector["stock"]) == (24 if vector["empty_waste"] else 23)
+    flat = vector["tableau"] + vector["waste"] + vector["stock"]
+    assert sorted(flat) == sorted(c.code for c in STANDARD)
+
+
+def test_tripeaks_the_variants_share_one_flat_deal() -> None:
+    for seed in (0, 7, 1234, MAX_SEED):
+        plain, empty = tripeaks_spec(seed), tripeaks_spec(seed, empty_waste=True)
+        assert plain["deal"] == empty["deal"]
+        assert plain["tableau"] == empty["tableau"]
+        assert empty["stock"] == plain["waste"] + plain["stock"]
+
+
+def doc_tripeaks_deals() -> list[dict[str, Any]]:
+    text = (ROOT / "docs" / "rng.md").read_text(encoding="utf-8")
+    assert text.count("<!-- tripeaks-deals:begin -->") == 1
+    block = text.split("<!-- tripeaks-deals:begin -->")[1].split("<!-- tripeaks-deals:end -->")[0]
+    lines = [line for line in block.splitlines() if line.strip() and not line.startswith("```")]
+    assert len(lines) % 4 == 0
+    found = []
+    for head, tableau, waste, stock in zip(*[iter(lines)] * 4, strict=True):
+        words = head.split()
+        assert words[0] == "seed" and words[2:] in ([], ["empty_waste"]), head
+        label, _, rows = tableau.strip().partition(" ")
+        assert label == "tableau"
+        row_codes = [row.split() for row in rows.split("|")]
+        assert [len(r) for r in row_codes] == [len(r) for r in TRIPEAKS_ROWS], tableau
+        assert waste.split()[0] == "waste" and stock.split()[0] == "stock"
+        found.append(
+            {
+                "seed": int(words[1]),
+                "empty_waste": words[2:] == ["empty_waste"],
+                "tableau": [c for r in row_codes for c in r],
+                "waste": [c for c in waste.split()[1:] if c != "-"],
+                "stock": stock.split()[1:],
+            }
+        )
+    return found
+
+
+def test_the_tripeaks_golden_deals_in_the_docs() -> None:
+    """docs/rng.md lists the Tri Peaks golden deals; they match the spec and the JSON file."""
+    listed = doc_tripeaks_deals()
+    assert len(listed) >= 8
+    stored = [{k: v[k] for k in ("seed", "empty_waste", "tableau", "waste", "stock")}
+              for v in TRIPEAKS_VECTORS]  # fmt: skip
+    assert listed == stored
+    for d in listed:
+        expected = tripeaks_spec(d["seed"], d["empty_waste"])
+        assert [d["tableau"], d["waste"], d["stock"]] == [
+            expected["tableau"], expected["waste"], expected["stock"]
+        ], d["seed"]  # fmt: skip
+
+
+def test_tripeaks_worked_example_in_the_docs() -> None:
+    text = (ROOT / "docs" / "rng.md").read_text(encoding="utf-8")
+    section = text.split("## The Tri Peaks deal")[1].split("### Golden Tri Peaks deals")[0]
+    rng = Pcg32(1234)
+    draws = [rng.bounded(i + 1) for i in range(51, 45, -1)]
+    assert f"`j = {', '.join(map(str, draws))}, …`" in section
+    spec = tripeaks_spec(1234)
+    assert "waste    " + spec["waste"][0] in section
+    assert "stock    " + " ".join(spec["stock"]) in section
+    canonical = " ".join(c.code for c in STANDARD[:13])
+    assert canonical in section
+
+
+def card_codes(cards: Any) -> list[str]:
+    return [c.code for c in cards]
+
+
+@pytest.mark.parametrize("empty_waste", [False, True], ids=["waste card", "empty waste"])
+@pytest.mark.parametrize("seed", [0, 1, 42, 1234, 2**32, MAX_SEED])
+def test_tripeaks_game_deals_the_spec(seed: int, empty_waste: bool) -> None:
+    """The game class deals what docs/rng.md (and so the JavaScript module) deals."""
+    if TRIPEAKS not in GAMES:
+        pytest.skip(
+            "the Tri Peaks game (skillcheck/games/tripeaks/) is not registered yet; its deal "
+            "must equal the docs/rng.md spec once it is"
+        )
+    expected = tripeaks_spec(seed, empty_waste)
+    game = GAMES[TRIPEAKS]() if not empty_waste else GAMES[TRIPEAKS](empty_waste=True)
+    assert card_codes(game.deal(seed)) == expected["deal"]
+    state = game.new_state(seed)
+    assert card_codes(state.tableau) == expected["tableau"]
+    assert card_codes(state.waste) == expected["waste"]
+    assert card_codes(state.stock) == expected["stock"]
+
+
+# ---- Tri Peaks in JavaScript --------------------------------------------------------------------
+
+
+def tripeaks_cases(seeds: list[int]) -> list[dict[str, Any]]:
+    return [{"game": TRIPEAKS, "seed": s, "empty_waste": e} for s in seeds for e in (False, True)]
+
+
+def test_js_standard_deck_is_the_canonical_order() -> None:
+    out = run_js(
+        "console.log(JSON.stringify([m.standardDeck(), m.standardDeck() !== m.standardDeck()]));"
+    )
+    assert out == [[c.code for c in STANDARD], True]
+
+
+def test_js_tripeaks_rows() -> None:
+    out = run_js("console.log(JSON.stringify([m.TRIPEAKS_ROWS, m.TRIPEAKS_TABLEAU]));")
+    assert out == [TRIPEAKS_ROWS, TABLEAU]
+
+
+@pytest.mark.parametrize("vector", TRIPEAKS_VECTORS, ids=TRIPEAKS_IDS)
+def test_js_cli_deals_the_tripeaks_golden_vectors(vector: dict[str, Any]) -> None:
+    args = [str(JS_MODULE), TRIPEAKS, str(vector["seed"])]
+    if vector["empty_waste"]:
+        args.append("--empty-waste")
+    done = run_node(args)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    flat = vector["tableau"] + vector["waste"] + vector["stock"]
+    assert out == {k: vector[k] for k in ("tableau", "waste", "stock")} | {"deal": flat}
+
+
+def test_js_tripeaks_library_call_accepts_number_bigint_and_string_seeds() -> None:
+    out = run_js(
+        """
+        const a = m.dealTriPeaks(9007199254740991);
+        const b = m.dealTriPeaks(9007199254740991n, { emptyWaste: false });
+        const c = m.dealTriPeaks("9007199254740991", { empty_waste: true });
+        const d = m.dealTriPeaks(0, {});
+        console.log(JSON.stringify([a, b, c, d]));
+        """
+    )
+    plain, empty = tripeaks_spec(MAX_SEED), tripeaks_spec(MAX_SEED, empty_waste=True)
+    assert out == [plain, plain, empty, tripeaks_spec(0)]
+
+
+def tripeaks_seed_list() -> list[int]:
+    rnd = random.Random(0x7219EA5)
+    seeds = list(range(0, 40)) + [MAX_SEED - k for k in range(40)]
+    seeds += [(1 << 32) + k for k in range(-4, 5)] + [(1 << 31) + k for k in (-1, 0, 1)]
+    seeds += [(1 << 52) + k for k in (-1, 0, 1)]
+    seeds += [rnd.randrange(MAX_SEED + 1) for _ in range(200)]
+    seeds += [rnd.randrange(1 << 32) for _ in range(50)]
+    return seeds
+
+
+def test_js_batch_deals_tripeaks_like_python_for_many_seeds() -> None:
+    seeds = tripeaks_seed_list()
+    cases = tripeaks_cases(seeds)
+    # Three Towers cases mixed into the same batch still deal as before.
+    cases.insert(3, {"params": VECTORS[0]["params"], "seed": VECTORS[0]["seed"]})
+    got = run_batch(cases)
+    assert got.pop(3) == VECTORS[0]["deal"]
+    expected = [tripeaks_spec(c["seed"], c["empty_waste"]) for c in tripeaks_cases(seeds)]
+    assert len(got) == len(expected)
+    for case, out, want in zip(tripeaks_cases(seeds), got, expected, strict=True):
+        assert out == want, case
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(0, MAX_SEED), min_size=1, max_size=40), st.booleans())
+def test_js_tripeaks_deals_like_python_for_any_seeds(seeds: list[int], empty: bool) -> None:
+    cases = [{"game": TRIPEAKS, "seed": s, "emptyWaste": empty} for s in seeds]
+    assert run_batch(cases) == [tripeaks_spec(s, empty) for s in seeds]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([TRIPEAKS, str(MAX_SEED + 1)], "seed"),
+        ([TRIPEAKS, "-1"], "seed"),
+        ([TRIPEAKS, "1.5"], "seed"),
+        ([TRIPEAKS], "seed"),
+        ([TRIPEAKS, "1", "2"], "seed"),
+        (["tri-peaks", "1"], "unknown game"),
+        (["three-towers", "{}"], "three-towers"),
+    ],
+)
+def test_js_cli_rejects_bad_tripeaks_input(args: list[str], message: str) -> None:
+    done = run_node([str(JS_MODULE), *args])
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert done.stdout == ""
+
+
+def test_js_cli_names_three_towers_explicitly() -> None:
+    params = {"level": 6, "variant": {"kind": "ivory", "suit": "knots"}}
+    done = run_node([str(JS_MODULE), "three-towers", json.dumps(params), "1234"])
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == codes(ThreeTowers.ivory("knots", level=6), 1234)
+
+
+def test_js_batch_rejects_unknown_games_and_bad_options() -> None:
+    for case in ({"game": "poker", "seed": 1}, {"game": TRIPEAKS, "seed": 1, "empty_waste": "yes"}):
+        done = run_node([str(JS_MODULE), "--batch"], stdin=json.dumps([case]))
+        assert done.returncode == 2, case
+        assert done.stdout == ""

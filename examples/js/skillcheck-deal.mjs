@@ -2,20 +2,25 @@
 //
 // A dependency-free ES module implementing docs/rng.md: PCG32 (PCG-XSH-RR 64/32, M. E. O'Neill,
 // 2014) with pcg32_srandom_r seeding on stream 54, unbiased bounded integers (pcg32_boundedrand_r),
-// the Fisher–Yates shuffle, the canonical order of the 24 Decktet numerals, and the Three Towers
-// deal. For a given (parameters, seed) it returns exactly the card codes the Python library's
-// ThreeTowers.deal(seed) returns, top card first. tests/test_deal_vectors.py checks this against
-// the golden vectors in tests/golden/deals.json and against random parameters.
+// the Fisher–Yates shuffle, the canonical order of the 24 Decktet numerals and of the standard
+// 52-card deck, the Three Towers deal and the Tri Peaks deal. For a given (parameters, seed) it
+// returns exactly the card codes the Python library deals. tests/test_deal_vectors.py checks this
+// against the golden vectors in tests/golden/deals.json and tests/golden/tripeaks_deals.json and
+// against random parameters and seeds.
 //
 // Library use (browser or Node):
 //
-//   import { dealThreeTowers } from "./skillcheck-deal.mjs";
+//   import { dealThreeTowers, dealTriPeaks } from "./skillcheck-deal.mjs";
 //   dealThreeTowers({ level: 9, variant: { kind: "quota", suit: "moons", skill: 4, quota: 3 } }, 1234);
+//   dealTriPeaks(1234);                       // {tableau: [28 codes], waste: [code], stock, deal}
+//   dealTriPeaks(1234, { emptyWaste: true }); // waste [] and a 24-card stock
 //
 // Command line (Node 18+):
 //
-//   node skillcheck-deal.mjs '<params JSON>' <seed>     prints the deal as a JSON list of codes
-//   node skillcheck-deal.mjs --batch < cases.json       [{params, seed}, ...] -> [[codes], ...]
+//   node skillcheck-deal.mjs '<params JSON>' <seed>     Three Towers: the deal as a JSON list of codes
+//   node skillcheck-deal.mjs three-towers '<params JSON>' <seed>      the same
+//   node skillcheck-deal.mjs tripeaks <seed> [--empty-waste]           {tableau, waste, stock, deal}
+//   node skillcheck-deal.mjs --batch < cases.json       [{game?, params, seed}, ...] -> [deal, ...]
 
 const MASK64 = (1n << 64n) - 1n;
 const MULTIPLIER = 6364136223846793005n;
@@ -232,6 +237,67 @@ export function dealThreeTowers(params, seed) {
   return rng.shuffle([...cards]).map((c) => c.code);
 }
 
+// ---- the standard 52-card deck -------------------------------------------------------------------
+
+/** The standard deck's suit letters in canonical (bridge) order: Spades, Hearts, Diamonds, Clubs. */
+export const STANDARD_SUITS = Object.freeze(["S", "H", "D", "C"]);
+/** The rank characters, Ace (1) to King (13); ten is written "10". */
+export const STANDARD_RANKS = Object.freeze(["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]);
+
+/**
+ * The 52 standard card codes in canonical order (docs/rng.md), a fresh array each call: suit by suit
+ * (Spades, Hearts, Diamonds, Clubs), each Ace, 2, ..., 10, Jack, Queen, King. A card's place is
+ * 13 * suit + rank - 1: "AS" 0, "KS" 12, "AH" 13, "KC" 51.
+ */
+export function standardDeck() {
+  return STANDARD_SUITS.flatMap((suit) => STANDARD_RANKS.map((rank) => rank + suit));
+}
+
+// ---- Tri Peaks -----------------------------------------------------------------------------------
+
+/** The Tri Peaks tableau positions by row: the peak tips 0..2 first, the face-up bottom row 18..27 last. */
+export const TRIPEAKS_ROWS = Object.freeze([
+  Object.freeze([0, 1, 2]),
+  Object.freeze([3, 4, 5, 6, 7, 8]),
+  Object.freeze([9, 10, 11, 12, 13, 14, 15, 16, 17]),
+  Object.freeze([18, 19, 20, 21, 22, 23, 24, 25, 26, 27]),
+]);
+/** Cards in the Tri Peaks tableau. */
+export const TRIPEAKS_TABLEAU = 28;
+
+function emptyWasteOption(options) {
+  const o = options ?? {};
+  if (typeof o !== "object") {
+    throw new TypeError(`the Tri Peaks options must be an object such as {emptyWaste: true}, got ${JSON.stringify(options)}`);
+  }
+  const value = o.emptyWaste ?? o.empty_waste ?? false;
+  if (typeof value !== "boolean") {
+    throw new RangeError(`emptyWaste ${JSON.stringify(value)} is not allowed: emptyWaste must be true or false`);
+  }
+  return value;
+}
+
+/**
+ * The Tri Peaks deal for `seed` (docs/rng.md, "The Tri Peaks deal").
+ *
+ * The 52 standard cards in canonical order are shuffled with Pcg32(seed) (stream 54); the shuffled
+ * list `deal` is dealt as `deal[0..27]` to tableau positions 0..27, `deal[28]` to the waste, and
+ * `deal[29..51]` to the stock, top card first. With `{emptyWaste: true}` there is no waste card and
+ * `deal[28..51]` is the stock. Returns `{tableau, waste, stock, deal}`: arrays of card codes
+ * (`waste` holds one code, or none), and `deal` the 52 codes in the order above.
+ */
+export function dealTriPeaks(seed, options = {}) {
+  const emptyWaste = emptyWasteOption(options);
+  const deal = new Pcg32(validateSeed(seed)).shuffle(standardDeck());
+  const stockFrom = emptyWaste ? TRIPEAKS_TABLEAU : TRIPEAKS_TABLEAU + 1;
+  return {
+    tableau: deal.slice(0, TRIPEAKS_TABLEAU),
+    waste: deal.slice(TRIPEAKS_TABLEAU, stockFrom),
+    stock: deal.slice(stockFrom),
+    deal,
+  };
+}
+
 // ---- command line --------------------------------------------------------------------------------
 
 async function readStdin() {
@@ -240,22 +306,55 @@ async function readStdin() {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** The games the command line deals, by registry name. */
+const GAMES = Object.freeze({
+  "three-towers": (c) => dealThreeTowers(c.params, c.seed),
+  tripeaks: (c) => dealTriPeaks(c.seed, c.params ?? { emptyWaste: c.emptyWaste ?? c.empty_waste }),
+});
+
+function dealCase(c) {
+  if (c === null || typeof c !== "object") throw new TypeError(`a batch case must be an object, got ${JSON.stringify(c)}`);
+  const game = c.game ?? "three-towers";
+  const deal = Object.hasOwn(GAMES, game) ? GAMES[game] : undefined;
+  if (deal === undefined) {
+    throw new RangeError(`unknown game ${JSON.stringify(game)}: the games are ${Object.keys(GAMES).join(", ")}`);
+  }
+  return deal(c);
+}
+
+const USAGE =
+  "usage: node skillcheck-deal.mjs '<three-towers params JSON>' <seed>\n" +
+  "       node skillcheck-deal.mjs three-towers '<params JSON>' <seed>\n" +
+  "       node skillcheck-deal.mjs tripeaks <seed> [--empty-waste]\n" +
+  "       node skillcheck-deal.mjs --batch < [{\"game\": ..., \"params\": {...}, \"seed\": N}, ...]\n";
+
+function usage(message) {
+  throw new RangeError(`${message}\n${USAGE}`);
+}
+
 async function main(args) {
+  let result;
   if (args.length === 1 && args[0] === "--batch") {
     const cases = JSON.parse(await readStdin());
-    const deals = cases.map(({ params, seed }) => dealThreeTowers(params, seed));
-    process.stdout.write(`${JSON.stringify(deals)}\n`);
-    return;
+    if (!Array.isArray(cases)) throw new TypeError("--batch reads a JSON list of cases from stdin");
+    result = cases.map(dealCase);
+  } else if (args[0] === "tripeaks") {
+    const rest = args.slice(1);
+    const emptyWaste = rest.includes("--empty-waste");
+    const seeds = rest.filter((a) => a !== "--empty-waste");
+    if (seeds.length !== 1) usage("tripeaks takes one seed and optionally --empty-waste");
+    result = dealTriPeaks(seeds[0], { emptyWaste });
+  } else if (args[0] === "three-towers") {
+    if (args.length !== 3) usage("three-towers takes a params JSON and a seed");
+    result = dealThreeTowers(JSON.parse(args[1]), args[2]);
+  } else if (args.length === 2 && args[0].trim().startsWith("{")) {
+    result = dealThreeTowers(JSON.parse(args[0]), args[1]); // the original form: Three Towers
+  } else if (args.length >= 1 && !args[0].trim().startsWith("{") && !args[0].startsWith("-")) {
+    usage(`unknown game ${JSON.stringify(args[0])}: the games are ${Object.keys(GAMES).join(", ")}`);
+  } else {
+    usage("expected a game and a seed");
   }
-  if (args.length !== 2) {
-    process.stderr.write(
-      "usage: node skillcheck-deal.mjs '<three-towers params JSON>' <seed>\n" +
-        "       node skillcheck-deal.mjs --batch < [{\"params\": {...}, \"seed\": N}, ...]\n",
-    );
-    process.exitCode = 2;
-    return;
-  }
-  process.stdout.write(`${JSON.stringify(dealThreeTowers(JSON.parse(args[0]), args[1]))}\n`);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
 // Run as a program only under Node and only when this file is the entry point, so that importing
