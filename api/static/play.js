@@ -604,7 +604,12 @@ function renderZone(zone, ctx = context()) {
     const count = document.createElement("p");
     count.className = "count";
     const under = zone.count - Math.min(1, zone.count);
-    count.textContent = zone.count ? `${under} face down under it` : "";
+    // cards the zone counts but does not list were never seen (a deck, a stock); listed ones
+    // under the top were seen (a waste)
+    const unseen = zone.count - zone.cards.length;
+    count.textContent = !zone.count ? "" : unseen > 0 || zone.cards.at(-1) === null
+      ? `${under} face down under it`
+      : `${under} more under it`;
     element.append(count);
   }
   const note = zoneExtras(zone, element);
