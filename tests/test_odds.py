@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import json
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
@@ -13,9 +12,8 @@ from skillcheck import ThreeTowers
 from skillcheck.errors import ParameterError
 from skillcheck.games.three_towers import level_deck
 from skillcheck.games.three_towers.bots import FastBot
-from skillcheck.games.three_towers.odds import quota_odds, standard_odds
 from skillcheck.games.three_towers.solver import solve
-from skillcheck.odds import deal_seeds, wilson_interval
+from skillcheck.odds import deal_seeds, odds, wilson_interval
 
 
 def test_wilson_interval_known_values() -> None:
@@ -58,7 +56,10 @@ def test_intervals_cover_the_exact_probability_on_a_tiny_deck(method: str) -> No
     exact = _exact_rate(game, method)
     assert 0.0 < exact < 1.0  # a non-trivial probability, so the check means something
     with ThreadPoolExecutor(2) as pool:
-        table = standard_odds([3], spaces=3, deals=300, methods=[method], seed=4, executor=pool)
+        table = odds(
+            "three-towers", {"level": 3, "spaces": 3}, methods=[method], deals=300, seed=4,
+            executor=pool,
+        )  # fmt: skip
     cell = table.cell(method, level=3)
     assert cell is not None and cell.trials == 300 and cell.undecided == 0
     low, high = cell.interval
@@ -67,11 +68,12 @@ def test_intervals_cover_the_exact_probability_on_a_tiny_deck(method: str) -> No
 
 def test_quota_table_cells_and_monotone_perfect_play() -> None:
     with ThreadPoolExecutor(2) as pool:
-        table = quota_odds(
-            "moons", [2, 3], [1, 2, 3], level=5, spaces=3, deals=40,
-            methods=["perfect", "fast"], seed=1, executor=pool,
+        table = odds(
+            "three-towers", {"suit": "moons", "level": 5, "spaces": 3},
+            {"skill": [2, 3], "quota": [1, 2, 3]}, methods=["perfect", "fast"], deals=40,
+            seed=1, executor=pool, skip_invalid=True,
         )  # fmt: skip
-    keys = {(c.method, c.skill, c.quota) for c in table.cells}
+    keys = {(c.method, c.params["skill"], c.params["quota"]) for c in table.cells}
     assert ("perfect", 2, 3) not in keys  # quota above skill is skipped
     assert ("fast", 3, 3) in keys
     for skill in (2, 3):
@@ -85,44 +87,46 @@ def test_quota_table_cells_and_monotone_perfect_play() -> None:
                 assert fast.successes <= perfect.successes  # no fair bot beats perfect play
 
 
-def test_a_process_pool_gives_the_same_table_as_threads(tmp_path: Path) -> None:
-    args = dict(level=4, spaces=3, deals=12, methods=["perfect"], seed=3)
+def test_a_process_pool_gives_the_same_table_as_threads() -> None:
+    args = dict(
+        fixed={"suit": "suns", "level": 4, "spaces": 3}, axes={"skill": [2], "quota": [1, 2]},
+        methods=["perfect"], deals=12, seed=3,
+    )  # fmt: skip
     with ProcessPoolExecutor(2) as pool:
-        processes = quota_odds("suns", [2], [1, 2], executor=pool, **args)  # type: ignore[arg-type]
+        processes = odds("three-towers", executor=pool, **args)  # type: ignore[arg-type]
     with ThreadPoolExecutor(1) as pool:
-        threads = quota_odds("suns", [2], [1, 2], executor=pool, **args)  # type: ignore[arg-type]
-    assert processes.rows() == threads.rows()
+        threads = odds("three-towers", executor=pool, **args)  # type: ignore[arg-type]
+    assert processes.to_dict() == threads.to_dict()
     data = json.loads(processes.to_json())
-    assert data["cells"] == processes.rows()
+    assert data["cells"] == [c.to_dict() for c in processes.cells]
     csv_text = processes.to_csv()
-    assert csv_text.splitlines()[0].startswith("method,suit,level,spaces,skill,quota")
+    assert csv_text.splitlines()[0].startswith("skill,quota,suit,level,spaces,method")
     assert len(csv_text.splitlines()) == 1 + len(processes.cells)
-    png = tmp_path / "odds.png"
-    processes.heatmap(png)
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_progress_is_reported_for_every_task() -> None:
     calls: list[tuple[int, int]] = []
     with ThreadPoolExecutor(1) as pool:
-        standard_odds([3], spaces=4, deals=5, methods=["fast"], executor=pool,
-                      progress=lambda done, total: calls.append((done, total)))  # fmt: skip
+        odds("three-towers", {"level": 3, "spaces": 4}, deals=5, methods=["fast"],
+             executor=pool, progress=lambda done, total: calls.append((done, total)))  # fmt: skip
     assert calls[-1] == (5, 5) and [d for d, _ in calls] == [1, 2, 3, 4, 5]
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "message"),
+    ("params", "kwargs", "message"),
     [
-        ({"methods": ["oracle"]}, "the methods are perfect, fast, strong"),
-        ({"deals": 0}, "deals must be at least 1"),
-        ({"level": 12}, "level must be from 2 to 9"),
+        ({}, {"methods": ["oracle"]}, "the methods of Three Towers are perfect, fast, strong"),
+        ({}, {"deals": 0}, "deals must be at least 1"),
+        ({"level": 12}, {}, "level must be from 2 to 9"),
     ],
 )
-def test_bad_odds_parameters_are_named(kwargs: dict[str, object], message: str) -> None:
+def test_bad_odds_parameters_are_named(
+    params: dict[str, object], kwargs: dict[str, object], message: str
+) -> None:
     with pytest.raises(ParameterError, match=message):
-        quota_odds("moons", [2], [1], **kwargs)  # type: ignore[arg-type]
+        odds("three-towers", {"suit": "moons", "skill": 2, "quota": 1, **params}, **kwargs)  # type: ignore[arg-type]
 
 
 def test_quota_above_skill_in_every_cell_is_refused_up_front() -> None:
     with pytest.raises(ParameterError, match="skill 9 is not allowed"):
-        quota_odds("moons", [9], [1])
+        odds("three-towers", {"suit": "moons", "skill": 9, "quota": 1}, methods=["fast"])

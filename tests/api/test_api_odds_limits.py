@@ -16,7 +16,6 @@ from live_server import redis_unreachable_reason
 from api.app import create_app
 from api.odds import MAX_CELLS
 from skillcheck.engine import GAMES
-from skillcheck.games.three_towers.odds import quota_odds
 from skillcheck.odds import odds
 from skillcheck.schema import flat_params
 from skillcheck.serialization import game_from_params, game_params
@@ -67,10 +66,6 @@ def test_odds_match_the_library_and_the_second_answer_comes_from_the_cache(
     assert [{k: c[k] for k in ("params", "method", *NUMBERS)} for c in body["cells"]] == [
         c.to_dict() for c in generic.cells
     ]
-    # the game's own quota table (searching quotas downwards) agrees cell for cell
-    expected = quota_odds("moons", [3], [1, 2, 3], level=4, spaces=4, deals=6, seed=0)
-    got = sorted(({k: c[k] for k in QUOTA_CELL + NUMBERS} for c in body["cells"]), key=repr)
-    assert got == sorted(expected.rows(), key=repr)
     for cell in body["cells"]:
         assert cell["ci95_low"] <= cell["rate"] <= cell["ci95_high"]
 
