@@ -65,8 +65,11 @@ def replayed_score(game: Tripeaks, state: TripeaksState) -> tuple[int, int]:
 def check_invariants(state: TripeaksState) -> None:
     game = state.game
     cards = [c for c in state.tableau if c is not None] + list(state.waste) + list(state.stock)
-    # 52 cards conserved, each in exactly one place
+    # 52 cards conserved, each in exactly one place; the cards set aside never move
+    cards += state.aside
     assert len(cards) == 52 and set(cards) == set(STANDARD)
+    assert len(state.aside) == game.set_aside == state.observation().set_aside
+    assert {c.code for c in state.aside} <= state.hidden_codes()
     present = state.present
     observation = state.observation()
     for i in range(28):

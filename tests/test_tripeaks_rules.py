@@ -29,6 +29,7 @@ from skillcheck.games.tripeaks import (
     fits,
 )
 from skillcheck.games.tripeaks.layout import cards_needed
+from skillcheck.games.tripeaks.rules import FULL_SKILL, STOCK_STEP
 from skillcheck.serialization import game_from_params, game_params
 from skillcheck.solving import autoplay
 
@@ -412,10 +413,75 @@ def test_redeals_turn_the_waste_over_as_a_new_stock() -> None:
     assert "r" not in codes(state)  # no redeal left
 
 
-def test_skill_adds_passes_through_the_stock() -> None:
-    game = Tripeaks(redeals=1, skill=2)
-    assert game.passes == 3
-    assert game.new_state(1).redeals_left == 3
+def test_full_skill_deals_the_whole_stock_as_the_seeds_do() -> None:
+    """The default skill is the seeds' game: 23 stock cards (24 with an empty waste), none set
+    aside, no redeal."""
+    for empty, size in ((False, 23), (True, 24)):
+        game = Tripeaks(empty_waste=empty)
+        assert game.skill == FULL_SKILL and game.stock_size == size and game.set_aside == 0
+        state = game.new_state(9)
+        assert len(state.stock) == size and state.aside == () and state.redeals_left == 0
+        assert state.observation().set_aside == 0
+
+
+@pytest.mark.parametrize("skill", range(0, FULL_SKILL))
+@pytest.mark.parametrize("empty", [False, True])
+def test_skill_below_full_sets_the_end_of_the_stock_aside(skill: int, empty: bool) -> None:
+    """Each point of skill below full sets STOCK_STEP cards aside: the last cards of the deal
+    order, out of play, unseen, never dealt."""
+    game = Tripeaks(skill=skill, empty_waste=empty)
+    full = Tripeaks(empty_waste=empty)
+    short, whole = game.new_state(77), full.new_state(77)
+    aside = STOCK_STEP * (FULL_SKILL - skill)
+    assert game.set_aside == aside == len(short.aside)
+    assert short.stock == whole.stock[: len(whole.stock) - aside]  # the same deal, cut short
+    assert short.aside == whole.stock[len(whole.stock) - aside :]
+    assert short.tableau == whole.tableau and short.waste == whole.waste
+    assert short.observation().stock == len(short.stock)
+    assert short.observation().set_aside == aside
+    # hidden from the player: the cards set aside are hidden cards, never in the observation
+    assert {c.code for c in short.aside} <= short.hidden_codes()
+    assert not {c.code for c in short.aside} & set(short.observation().code().split("."))
+    # and never dealt: deal the stock out, the cards set aside are still out of play
+    while short.stock and short.outcome is None:
+        short.push_code("s")
+    assert not set(short.aside) & set(short.waste)
+    assert short.redeals_left == 0
+
+
+@pytest.mark.parametrize("skill", range(FULL_SKILL + 1, 11))
+def test_skill_above_full_adds_passes_through_the_stock(skill: int) -> None:
+    game = Tripeaks(redeals=1, skill=skill)
+    assert game.passes == 1 + skill - FULL_SKILL and game.set_aside == 0
+    assert game.new_state(1).redeals_left == 1 + skill - FULL_SKILL
+
+
+def test_skill_is_monotone_for_perfect_play() -> None:
+    """More skill never makes a deal harder: with a longer stock (the same deal, not cut so
+    short) every deal a lower skill wins is still won."""
+    from skillcheck.games.tripeaks.solver import TriPeaksSolver
+
+    solver = TriPeaksSolver()
+    for seed in range(12):
+        won = [
+            solver.solve(Tripeaks(skill=s, peaks=2).new_state(seed)).result == "win"
+            for s in range(0, FULL_SKILL + 1)
+        ]
+        assert won == sorted(won), (seed, won)
+
+
+def test_a_short_stock_round_trips_its_position_code() -> None:
+    game = Tripeaks(skill=3)
+    state = game.new_state(5)
+    for code in ("s", "s"):
+        state.push_code(code)
+    again = game.state_from_code(state.code())
+    assert again.code() == state.code() and again.aside == state.aside
+    assert again.stock == state.stock
+    with pytest.raises(ParseError, match="sets 6 cards aside: this game sets 9"):
+        Tripeaks(skill=3).state_from_code(Tripeaks(skill=4).new_state(5).code())
+    with pytest.raises(ParseError, match="write them after the stock"):
+        Tripeaks(skill=3).state_from_code(Tripeaks().new_state(5).code())
 
 
 # ---- TriTowers (seed 003) ------------------------------------------------------------------------
@@ -741,7 +807,7 @@ def test_redeal_move_view() -> None:
 
 
 def test_goal_and_describe_name_no_card() -> None:
-    game = Tripeaks(wild=2, redeals=1, skill=1)
+    game = Tripeaks(wild=2, redeals=1, skill=FULL_SKILL + 1)
     text = game.goal_text() + game.describe()
     assert "2 of" not in text and "2S" not in text
     assert "Spade/Heart deuces" in game.goal_text()

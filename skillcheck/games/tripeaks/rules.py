@@ -13,8 +13,10 @@ onto the waste; the game is won when the peaks are gone (a peak is cleared when 
   first two peaks cleared score 15 each and the last 30, and a win scores 5 for each card left in
   the stock.
 
-As a skill check: ``peaks`` (1 to 3) peaks to clear is the difficulty, ``skill`` extra passes
-through the stock is the character's skill; for TriTowers ``target`` is a score to reach.
+As a skill check: ``peaks`` (1 to 3) peaks to clear, and ``wrap``, are the difficulty; ``skill``
+(0 to 10) sizes the stock: at 6 the whole stock, 3 cards fewer (set aside unseen) for each point
+below, a pass through the stock more for each point above; for TriTowers ``target`` is a score to
+reach.
 """
 
 from __future__ import annotations
@@ -75,10 +77,14 @@ __all__ = [
 
 #: The two rule sets: seed 001's basic form and seed 003's TriTowers.
 RULES = ("basic", "tritowers")
-#: The most times the stock may be turned over (``redeals``), and the most extra passes a
-#: character's ``skill`` adds.
+#: The most times the stock may be turned over (``redeals``).
 MAX_REDEALS = 10
+#: A character's ``skill``, 0 to 10: at :data:`FULL_SKILL` the whole stock is dealt; each point
+#: below it sets :data:`STOCK_STEP` stock cards aside, each point above it adds a pass through
+#: the stock (docs/games/tripeaks.md, "The skill check").
 MAX_SKILL = 10
+FULL_SKILL = 6
+STOCK_STEP = 3
 #: The highest target score (the most a deal can score is 406 + 60 + 115 = 581).
 MAX_TARGET = 1000
 #: TriTowers: what dealing a card from the stock costs.
@@ -204,8 +210,8 @@ def legal_moves_of(
         yield REDEAL_MOVE
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+def _plural(count: int, word: str, ending: str = "s") -> str:
+    return f"{count} {word}{'' if count == 1 else ending}"
 
 
 # ---- observation ---------------------------------------------------------------------------------
@@ -230,6 +236,8 @@ class TripeaksObservation(Observation):
     moves_made: int
     status: Status
     outcome: Outcome | None
+    #: Cards of the deck out of play (a short stock, the skill check): never seen, never dealt.
+    set_aside: int = 0
 
     @property
     def top(self) -> PlayingCard | None:
@@ -328,7 +336,7 @@ class Tripeaks(Game[TripeaksMove]):
     wild: int = field(default=0, validator=int_in_range("wild", 0, len(WILD_ORDER)))
     empty_waste: bool = field(default=False, validator=is_bool("empty_waste"))
     peaks: int = field(default=3, validator=int_in_range("peaks", 1, 3))
-    skill: int = field(default=0, validator=int_in_range("skill", 0, MAX_SKILL))
+    skill: int = field(default=FULL_SKILL, validator=int_in_range("skill", 0, MAX_SKILL))
     target: int | None = field(
         default=None, validator=int_in_range("target", 1, MAX_TARGET, optional=True)
     )
@@ -372,8 +380,25 @@ class Tripeaks(Game[TripeaksMove]):
 
     @property
     def passes(self) -> int:
-        """How many times the stock may be turned over: ``redeals`` plus ``skill``."""
-        return self.redeals + self.skill
+        """How many times the stock may be turned over: ``redeals``, plus a pass for each point
+        of ``skill`` above :data:`FULL_SKILL`."""
+        return self.redeals + max(0, self.skill - FULL_SKILL)
+
+    @property
+    def full_stock(self) -> int:
+        """The stock of a whole deal: 23 cards, or 24 with an empty waste."""
+        return len(STANDARD) - POSITIONS - (0 if self.empty_waste else 1)
+
+    @property
+    def stock_size(self) -> int:
+        """The cards dealt to the stock: the whole stock at :data:`FULL_SKILL` or more,
+        :data:`STOCK_STEP` fewer for each point of ``skill`` below it."""
+        return self.full_stock - STOCK_STEP * max(0, FULL_SKILL - self.skill)
+
+    @property
+    def set_aside(self) -> int:
+        """The cards of the deal left out of play, unseen (the end of the deal order)."""
+        return self.full_stock - self.stock_size
 
     @property
     def wild_set(self) -> frozenset[PlayingCard]:
@@ -404,9 +429,10 @@ class Tripeaks(Game[TripeaksMove]):
             ParameterSpec("peaks", "int", 3,
                           "the check's difficulty: peaks to clear to succeed (3: every card)",
                           1, 3),
-            ParameterSpec("skill", "int", 0,
-                          "the character's skill: extra passes through the stock (added to "
-                          "redeals)", 0, MAX_SKILL),
+            ParameterSpec("skill", "int", FULL_SKILL,
+                          f"the character's skill: {FULL_SKILL} deals the whole stock, each point "
+                          f"below sets {STOCK_STEP} stock cards aside unseen, each point above "
+                          "adds a pass through the stock", 0, MAX_SKILL),
             ParameterSpec("target", "int", None,
                           "tritowers only: the score to reach by the end of the game (none: "
                           "clear the peaks)", 1, MAX_TARGET, optional=True),
@@ -430,7 +456,9 @@ class Tripeaks(Game[TripeaksMove]):
             {"rules": "tritowers", "empty_waste": True, "redeals": 1},
             {"peaks": 1},
             {"peaks": 2, "skill": 2},
-            {"skill": 1, "undo": False},
+            {"skill": 0},
+            {"rules": "tritowers", "target": 40, "skill": 4},
+            {"skill": 7, "undo": False},
             {"wrap": True, "move_limit": 40},
         )
 
@@ -450,8 +478,15 @@ class Tripeaks(Game[TripeaksMove]):
             parts.append(f"check: {self.target} points")
         elif self.peaks < 3:
             parts.append(f"check: {_plural(self.peaks, 'peak')}")
-        if self.skill:
-            parts.append(f"skill {self.skill} ({_plural(self.skill, 'extra pass')})")
+        if self.skill < FULL_SKILL:
+            parts.append(
+                f"skill {self.skill} ({_plural(self.stock_size, 'stock card')}, "
+                f"{self.set_aside} set aside)"
+            )
+        elif self.skill > FULL_SKILL:
+            parts.append(
+                f"skill {self.skill} ({_plural(self.skill - FULL_SKILL, 'extra pass', 'es')})"
+            )
         if self.move_limit is not None:
             parts.append(f"at most {self.move_limit} moves")
         if not self.undo:
@@ -476,6 +511,11 @@ class Tripeaks(Game[TripeaksMove]):
             suits = [s.title[:-1] for s in StandardSuit][: self.wild]
             rule += f" Wild ({'/'.join(suits)} deuces): on any card, and any card on them."
         passes = self.passes
+        if self.set_aside:
+            rule += (
+                f" The stock holds {_plural(self.stock_size, 'card')}; "
+                f"{self.set_aside} more are set aside unseen."
+            )
         rule += " Deal from the stock when stuck"
         rule += f"; the stock may be turned over {_plural(passes, 'time')}." if passes else "."
         if self.tritowers:
@@ -518,7 +558,8 @@ class Tripeaks(Game[TripeaksMove]):
             Meter("stock", "Stock", observation.stock, None,
                   f"{_plural(observation.stock, 'card')} in the stock"
                   + (f", {_plural(observation.redeals_left, 'redeal')} left"
-                     if self.passes else "")),
+                     if self.passes else "")
+                  + (f" ({self.set_aside} set aside)" if self.set_aside else "")),
         ]  # fmt: skip
         if self.tritowers:
             score = observation.score
@@ -577,9 +618,11 @@ class Tripeaks(Game[TripeaksMove]):
         rest = cards[POSITIONS:]
         waste: tuple[PlayingCard, ...] = () if self.empty_waste else (rest[0],)
         stock = rest if self.empty_waste else rest[1:]
+        size = self.stock_size
         return TripeaksState(
-            self, tableau, waste, tuple(stock), self.passes, seed=seed, deal=tuple(cards)
-        )
+            self, tableau, waste, tuple(stock[:size]), self.passes, seed=seed,
+            deal=tuple(cards), aside=tuple(stock[size:]),
+        )  # fmt: skip
 
     def parse_move(self, code: str) -> TripeaksMove:
         return TripeaksMove.parse(code)
@@ -593,10 +636,23 @@ class Tripeaks(Game[TripeaksMove]):
 
     def state_from_code(self, code: str) -> TripeaksState:
         """A state from a position code (docs/games/tripeaks.md, "Notation"):
-        ``<peaks> <waste> <stock> [<redeals left> [<score> [<run> [<moves made>]]]]``, the peaks
-        as 28 items separated by ``.`` (a card code, or ``-`` for a card gone), the waste bottom
-        first and the stock top first, ``-`` when empty."""
+        ``<peaks> <waste> <stock> [<set aside>] [<redeals left> [<score> [<run> [<moves
+        made>]]]]``, the peaks as 28 items separated by ``.`` (a card code, or ``-`` for a card
+        gone), the waste bottom first and the stock top first, ``-`` when empty; the cards set
+        aside are there exactly when the game sets cards aside (a ``skill`` below full)."""
         fields = str(code).split()
+        aside: tuple[PlayingCard, ...] = ()
+        if self.set_aside and len(fields) >= 4 and not fields[3].lstrip("-").isdecimal():
+            aside = _read_pile(fields.pop(3), "the cards set aside")
+            if len(aside) != self.set_aside:
+                raise ParseError(
+                    f"the position sets {len(aside)} cards aside: this game sets "
+                    f"{self.set_aside} aside (skill {self.skill})"
+                )
+        elif self.set_aside:
+            raise ParseError(
+                f"this game sets {self.set_aside} cards aside: write them after the stock"
+            )
         if not 3 <= len(fields) <= 7:
             raise ParseError(
                 f"cannot read position {code!r}: a position is '<peaks> <waste> <stock> "
@@ -610,7 +666,8 @@ class Tripeaks(Game[TripeaksMove]):
         waste = _read_pile(fields[1], "the waste")
         stock = _read_pile(fields[2], "the stock")
         _check_all(
-            [c for c in tableau if c is not None] + list(waste) + list(stock), "the position"
+            [c for c in tableau if c is not None] + list(waste) + list(stock) + list(aside),
+            "the position",
         )
         numbers = []
         for text, what in zip(
@@ -622,7 +679,9 @@ class Tripeaks(Game[TripeaksMove]):
         redeals_left, score, run, made = (numbers + [self.passes, 0, 0, 0][len(numbers) :])[:4]
         if not self.tritowers and (score or run):
             raise ParseError("only TriTowers keeps a score: score and run must be 0")
-        return TripeaksState(self, tableau, waste, stock, redeals_left, score, run, moves_made=made)
+        return TripeaksState(
+            self, tableau, waste, stock, redeals_left, score, run, moves_made=made, aside=aside
+        )
 
 
 def _read_card(item: Any, what: str) -> PlayingCard:
@@ -676,8 +735,10 @@ class TripeaksState(State[TripeaksMove]):
         seed: int | None = None,
         deal: tuple[PlayingCard, ...] | None = None,
         moves_made: int = 0,
+        aside: tuple[PlayingCard, ...] = (),
     ) -> None:
         super().__init__(game, seed, deal)
+        self._aside = aside
         self._tableau = tableau
         self._waste = waste
         self._stock = stock
@@ -700,6 +761,11 @@ class TripeaksState(State[TripeaksMove]):
     def stock(self) -> tuple[PlayingCard, ...]:
         """The stock from its top card (hidden from the player)."""
         return self._stock
+
+    @property
+    def aside(self) -> tuple[PlayingCard, ...]:
+        """The cards set aside, out of play for the whole game (hidden from the player)."""
+        return self._aside
 
     @property
     def redeals_left(self) -> int:
@@ -741,7 +807,7 @@ class TripeaksState(State[TripeaksMove]):
         return TripeaksObservation(
             peaks, present, self._waste, len(self._stock), self._redeals_left, self._score,
             self._run, self.game.wraps, self.game.wild, self.moves_made, self.status,
-            self._outcome,
+            self._outcome, len(self._aside),
         )  # fmt: skip
 
     def hidden_codes(self) -> frozenset[str]:
@@ -752,13 +818,14 @@ class TripeaksState(State[TripeaksMove]):
             for i, c in enumerate(self._tableau)
             if c is not None and not is_face_up(present, i, up)
         }
-        return frozenset(down | {c.code for c in self._stock})
+        return frozenset(down | {c.code for c in (*self._stock, *self._aside)})
 
     def code(self) -> str:
         peaks = ".".join("-" if c is None else c.code for c in self._tableau)
+        aside = (_cards_code(self._aside),) if self.game.set_aside else ()
         return " ".join(
-            (peaks, _cards_code(self._waste), _cards_code(self._stock), str(self._redeals_left),
-             str(self._score), str(self._run), str(self.moves_made))
+            (peaks, _cards_code(self._waste), _cards_code(self._stock), *aside,
+             str(self._redeals_left), str(self._score), str(self._run), str(self.moves_made))
         )  # fmt: skip
 
     # -- rules hooks
@@ -911,6 +978,7 @@ class TripeaksState(State[TripeaksMove]):
     def _copy_position(self) -> TripeaksState:
         other = TripeaksState.__new__(TripeaksState)
         State.__init__(other, self.game, self.seed, self.deal)
+        other._aside = self._aside
         other._tableau, other._waste, other._stock = self._tableau, self._waste, self._stock
         other._redeals_left, other._score, other._run = (
             self._redeals_left, self._score, self._run,
