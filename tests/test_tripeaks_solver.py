@@ -652,3 +652,24 @@ def test_a_short_stock_is_solved_as_it_stands(compiled: bool) -> None:
         if seed % 2:
             assert solution.extras["best_score"] == brute_best(problem, 0, 5, True)
     assert answers == {"win", "loss"}
+
+
+@needs_compiled
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10**9),
+    left=st.integers(3, 12),
+    stock=st.integers(0, 8),
+    waste=st.integers(0, 5),
+    redeals=st.integers(0, 2),
+    params=st.sampled_from([*REDEAL_PARAMS, {"rules": "tritowers", "target": 40}]),
+    budget=st.sampled_from([None, 30, 2000]),
+)
+def test_compiled_and_python_solvers_answer_identically_with_redeals(
+    seed: int, left: int, stock: int, waste: int, redeals: int, params: dict[str, Any],
+    budget: int | None,
+) -> None:  # fmt: skip
+    state, _, _ = small_state(seed, left, stock, waste, redeals, **params)
+    a = TriPeaksSolver(best_score=True, compiled=True).solve(state, max_states=budget)
+    b = TriPeaksSolver(best_score=True, compiled=False).solve(state, max_states=budget)
+    assert (a.result, a.moves, a.states, a.extras) == (b.result, b.moves, b.states, b.extras)

@@ -216,9 +216,7 @@ class TriPeaksSolver:
                     if result == "win":
                         moves = to_moves(scored.moves)
             else:
-                reached, line = _RedealScore(state, problem, budget, compiled).reach(need)
-                result = "unknown" if reached is None else "win" if reached else "loss"
-                moves = tuple(line)
+                result, moves = self._reach(state, problem, budget, need)
         elif redeals <= 0:
             searched = problem
             if moves_left is not None and problem.peaks == 3:
@@ -291,6 +289,26 @@ class TriPeaksSolver:
             return {"best_score_at_most": int(state.score) + scorer.root_bound()}
         return {"best_score": int(state.score) + value}
 
+    def _reach(
+        self, state: Any, problem: Problem, budget: _Budget, need: int
+    ) -> tuple[Result, tuple[TripeaksMove, ...]]:
+        """A target with redeals left: the search of :class:`_RedealScore` on a tenth of the
+        budget; then the best line that uses no redeal, which is a whole game when it clears
+        the peaks; then the search again (its memo kept) on what is left."""
+        scorer = _RedealScore(state, problem, budget, self.compiled)
+        full = budget.limit
+        budget.limit = min(full, budget.states + max(1, budget.states_left() or full) // 10)
+        reached, line = scorer.reach(need)
+        budget.limit = full
+        if reached is None and not budget.spent():
+            scored = self._best(problem, state, budget)
+            if scored.score is not None and scored.score >= need and _clears(problem, scored):
+                return "win", to_moves(scored.moves)
+            if not budget.spent():
+                reached, line = scorer.reach(need)
+        result: Result = "unknown" if reached is None else "win" if reached else "loss"
+        return result, tuple(line)
+
     def _solve(self, problem: Problem, budget: _Budget) -> SearchResult:
         found = search.solve(
             problem,
@@ -317,6 +335,15 @@ class TriPeaksSolver:
 
 class _OutOfBudget(Exception):
     pass
+
+
+def _clears(problem: Problem, scored: ScoreResult) -> bool:
+    """Whether the line of ``scored`` reaches the goal (rather than ending stuck)."""
+    removed = problem.removed
+    for move in scored.moves:
+        if move != STOCK:
+            removed |= 1 << int(move)
+    return problem.won(removed)
 
 
 #: A position of the score search: tableau mask, stock and waste (ranks), redeals left, run.
