@@ -25,6 +25,9 @@ on the rules' start, the odds command's budget of 5,000,000 positions) and print
 won, lost and left unknown, and the time::
 
     python3 benchmarks/tripeaks_solver.py --redeals 100
+
+(``short_stock=8``: the rules' start with the stock cut to its first 8 cards, the rest of the
+deck set aside.)
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from skillcheck.cards.standard import STANDARD  # noqa: E402
 from skillcheck.games.tripeaks import Tripeaks, search  # noqa: E402
+from skillcheck.games.tripeaks.rules import TripeaksState  # noqa: E402
 from skillcheck.games.tripeaks.solver import TriPeaksSolver, solve_deal  # noqa: E402
 from skillcheck.odds import PERFECT_PLAY_STATES, deal_seeds  # noqa: E402
 from skillcheck.rng import Pcg32  # noqa: E402
@@ -119,19 +123,26 @@ REDEAL_CHECKS: tuple[dict[str, object], ...] = (
     {"rules": "tritowers", "target": 120, "skill": 1},
     {"rules": "tritowers", "target": 160, "skill": 1},
     {"rules": "tritowers", "target": 120, "skill": 2},
+    {"short_stock": 8, "redeals": 1},
 )
 
 
 def run_redeals(count: int, seed: int) -> None:
     seeds = deal_seeds(seed, count)
     for params in REDEAL_CHECKS:
-        game = Tripeaks(**params)  # type: ignore[arg-type]
+        options = dict(params)
+        short = options.pop("short_stock", None)  # the stock cut to this many cards
+        game = Tripeaks(**options)  # type: ignore[arg-type]
         tally = {"win": 0, "loss": 0, "unknown": 0}
         worst = 0.0
         began = time.perf_counter()
         for deal_seed in seeds:
             one = time.perf_counter()
             state = game.new_state(deal_seed)
+            if isinstance(short, int):  # the rest of the deck set aside, out of play
+                deal = game.deal(deal_seed)
+                state = TripeaksState(game, tuple(deal[:28]), (deal[28],),
+                                      tuple(deal[29 : 29 + short]), game.passes)  # fmt: skip
             found = TriPeaksSolver().solve(state, max_states=PERFECT_PLAY_STATES)
             worst = max(worst, time.perf_counter() - one)
             tally[found.result] += 1

@@ -11,6 +11,7 @@ order: the same answers, lines and position counts, also where a budget stops th
 from __future__ import annotations
 
 import functools
+import json
 import os
 import random
 from collections.abc import Sequence
@@ -673,3 +674,49 @@ def test_compiled_and_python_solvers_answer_identically_with_redeals(
     a = TriPeaksSolver(best_score=True, compiled=True).solve(state, max_states=budget)
     b = TriPeaksSolver(best_score=True, compiled=False).solve(state, max_states=budget)
     assert (a.result, a.moves, a.states, a.extras) == (b.result, b.moves, b.states, b.extras)
+
+
+def test_skillcheck_solve_prints_the_tritowers_best_score() -> None:
+    from click.testing import CliRunner
+
+    from skillcheck.cli import main
+
+    seed = 5
+    game = Tripeaks(rules="tritowers")
+    expected = best_score_of_deal(game.deal(seed), max_states=None).score
+    runner = CliRunner()
+    done = runner.invoke(main, ["solve", "tripeaks", "--rules", "tritowers", "--seed", str(seed),
+                                "--json"])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.stdout)
+    assert data["best_score"] == expected and data["result"] == "win"
+    text = runner.invoke(main, ["solve", "tripeaks", "--rules", "tritowers", "--seed", str(seed)])
+    assert f"Best score: {expected}" in text.stdout
+    # the basic form keeps no score: nothing is added
+    plain = runner.invoke(main, ["solve", "tripeaks", "--seed", str(seed), "--json"])
+    assert not any(key.startswith("best_score") for key in json.loads(plain.stdout))
+
+
+@pytest.mark.parametrize("compiled", BOTH)
+def test_details_bounds_the_best_score_with_redeals(compiled: bool) -> None:
+    # with redeals left: the exact best score, or proved bounds around it when the budget for
+    # it runs out
+    checked = set()
+    for seed in range(12):
+        state, ranks, at = small_state(seed, 6 + seed % 4, 3, 2, 1, rules="tritowers")
+        if state.outcome is not None:
+            continue
+        _, best = brute_redeal(ranks, at, True, 3)
+        solver = TriPeaksSolver(compiled=compiled)
+        solution = solver.solve(state, max_states=None)
+        assert "best_score" not in solution.extras  # solve() alone does not pay for it
+        full = solver.details(state, solution, max_states=None).extras
+        assert full["best_score"] == best
+        tight = solver.details(state, solution, max_states=40).extras
+        if "best_score" in tight:
+            assert tight["best_score"] == best
+        else:
+            assert tight["best_score_at_most"] >= best
+            assert tight.get("best_score_at_least", best) <= best
+        checked.add("best_score" in tight)
+    assert checked == {True, False}

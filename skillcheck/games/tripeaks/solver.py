@@ -69,6 +69,9 @@ __all__ = [
 ]
 
 _NO_LIMIT = 1 << 62
+#: With redeals left, the exact best score gets at most this many positions of the budget
+#: (about a second); past it the solver reports proved bounds instead.
+REDEAL_SCORE_STATES = 100_000
 
 
 # ---- pure functions of a deal (what tests and benchmarks call) --------------------------------
@@ -261,7 +264,14 @@ class TriPeaksSolver:
         if not state.game.tritowers or "best_score" in solution.extras or state.outcome:
             return solution
         budget = _Budget(max_states, max_seconds)
-        extras = {**solution.extras, **self._score_extras(state, problem_of(state), budget)}
+        known = None
+        if solution.result == "win" and solution.moves:  # a whole game: a lower bound
+            probe = state.copy()
+            for move in solution.moves:
+                probe.push(move)
+            known = int(probe.score) - int(state.score)
+        found = self._score_extras(state, problem_of(state), budget, known)
+        extras = {**solution.extras, **found}
         return attrs.evolve(
             solution, states=solution.states + budget.states, extras=extras,
             seconds=solution.seconds + budget.elapsed(),
@@ -277,17 +287,32 @@ class TriPeaksSolver:
         best = found.get("best_score")
         return None if best is None else int(best)
 
-    def _score_extras(self, state: Any, problem: Problem, budget: _Budget) -> dict[str, int]:
+    def _score_extras(
+        self, state: Any, problem: Problem, budget: _Budget, known: int | None = None
+    ) -> dict[str, int]:
+        """``best_score``, or with redeals left when the budget runs out first the proved
+        ``best_score_at_least`` (a whole game's score) and ``best_score_at_most``; ``known``:
+        what a whole game from ``state`` is known to score to come."""
+        so_far = int(state.score)
+        scored = self._best(problem, state, budget)  # the best line that uses no redeal
         if int(state.redeals_left) <= 0:
-            scored = self._best(problem, state, budget)
-            if scored.score is None:
-                return {}
-            return {"best_score": int(state.score) + scored.score}
+            return {} if scored.score is None else {"best_score": so_far + scored.score}
+        # with redeals: that line is a whole game when it clears the peaks, a lower bound;
+        # the search for the exact value then cuts what cannot beat it
+        lower = known
+        if scored.score is not None and _clears(problem, scored):
+            lower = scored.score if lower is None else max(lower, scored.score)
         scorer = _RedealScore(state, problem, budget, self.compiled)
-        value, _ = scorer.best()
-        if value is None:
-            return {"best_score_at_most": int(state.score) + scorer.root_bound()}
-        return {"best_score": int(state.score) + value}
+        full = budget.limit
+        budget.limit = min(full, budget.states + REDEAL_SCORE_STATES)
+        value, _ = scorer.best(_NO_SCORE if lower is None else lower - 1)
+        budget.limit = full
+        if value is not None:
+            return {"best_score": so_far + value}
+        found = {"best_score_at_most": so_far + scorer.root_bound()}
+        if lower is not None:
+            found["best_score_at_least"] = so_far + lower
+        return found
 
     def _reach(
         self, state: Any, problem: Problem, budget: _Budget, need: int
@@ -481,13 +506,16 @@ class _RedealScore:
         bound = self.bound(p.removed, len(p.stock), len(self.waste0), self.redeals0, self.run0)
         return bound if known is None else min(known, bound)
 
-    def best(self) -> tuple[int | None, list[TripeaksMove]]:
-        """The exact score to come and a line that scores it; (None, []) when the budget ran
-        out first."""
+    def best(self, alpha: int = _NO_SCORE) -> tuple[int | None, list[TripeaksMove]]:
+        """The exact score to come and a line that scores it, when it is above ``alpha`` (a
+        score some line is known to reach, minus 1); (None, []) when the budget ran out first
+        (or, against the promise, nothing beat ``alpha``)."""
         p = self.problem
         start: _Node = (p.removed, p.stock, self.waste0, self.redeals0, self.run0)
         try:
-            value = self.value(start, _NO_SCORE)
+            value = self.value(start, alpha)
+            if value <= alpha:
+                return None, []
             return value, self.line(start, value)
         except (_OutOfBudget, RecursionError):
             return None, []
