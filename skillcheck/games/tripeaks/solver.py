@@ -21,15 +21,23 @@ limit is "unknown"):
 - the peaks goal (``target`` None), no redeal left: exact (:func:`~.search.solve`);
 - a ``target`` score, no redeal left: exact: the best final score of a game played to its end
   (:func:`~.search.best_score`) against the target;
-- with redeals left (the ``redeals`` and ``skill`` parameters), a search over whole positions
-  (the waste's order matters once it becomes the stock again) that uses the exact search for
-  the last pass: exact when it finishes within the budget, but a loss needs every order of the
-  waste searched, so it often answers "unknown" there; a win is usually found quickly.
+- with redeals left (the ``redeals`` and ``skill`` parameters) and the peaks goal: a win that
+  needs no redeal from the exact search; else the relaxation of :func:`~.search.relaxed_reach`
+  (a loss no number of passes avoids); else :class:`_RedealWin`, a search over whole positions
+  (the waste's order matters once it becomes the stock again) that hands the last pass to the
+  exact search. Exact when it finishes; a loss that needs every order of the waste tried can
+  take long (short stocks);
+- a ``target`` with redeals left: :class:`_RedealScore`'s branch and bound on budgets that grow
+  (a tenth first, then the best line that uses no redeal when it clears the peaks, then the
+  rest), exact when it finishes.
 
 ``extras["best_score"]`` (TriTowers): the best final score from the position under perfect
-play (a game played to its end, including the win's stock bonus) when no redeal is left; always
-computed when the check has a target, otherwise only by ``TriPeaksSolver(best_score=True)``
-(it costs about 0.1 s a deal in C, far more than deciding the deal).
+play (a game played to its end, including the win's stock bonus), with the redeals it has left.
+:meth:`TriPeaksSolver.details` (``skillcheck solve`` calls it) always adds it, or with redeals,
+when its share of the budget runs out, the proved ``best_score_at_least`` and
+``best_score_at_most``; :meth:`TriPeaksSolver.solve` adds it where it decides the check (a target
+without redeals) or with ``TriPeaksSolver(best_score=True)``: it costs about 0.1 s a deal in C,
+far more than deciding the deal, and odds tables need only the answer.
 """
 
 from __future__ import annotations
