@@ -111,7 +111,7 @@ class Solver(Protocol[M]):
 
     # Optional: ``details(state, solution, *, max_states, max_seconds) -> Solution``, the
     # solution with what a person asking about one deal also wants in ``extras`` and an odds
-    # table need not pay for (TriTowers' best score). ``skillcheck solve`` calls it when the
+    # table need not pay for (a best score). ``skillcheck solve`` calls it when the
     # solver has it and prints the extras.
 
 
