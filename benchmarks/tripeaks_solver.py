@@ -19,6 +19,15 @@ with ``Pcg32(seed)``; positions 0..27, then the first waste card, then the stock
   the speed target is that this takes at most twice the baseline's time.
 
 Prints, per rule set, the best of ``--rounds`` wall times and the ratio solver / baseline.
+
+``--redeals N`` instead plays N deals of each check with redeals left (``TriPeaksSolver.solve``
+on the rules' start, the odds command's budget of 5,000,000 positions) and prints how many were
+won, lost and left unknown, and the time::
+
+    python3 benchmarks/tripeaks_solver.py --redeals 100
+
+(``short_stock=8``: the rules' start with the stock cut to its first 8 cards, the rest of the
+deck set aside.)
 """
 
 from __future__ import annotations
@@ -35,9 +44,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from skillcheck.cards.standard import STANDARD  # noqa: E402
-from skillcheck.games.tripeaks import search  # noqa: E402
-from skillcheck.games.tripeaks.solver import solve_deal  # noqa: E402
-from skillcheck.odds import deal_seeds  # noqa: E402
+from skillcheck.games.tripeaks import Tripeaks, search  # noqa: E402
+from skillcheck.games.tripeaks.rules import TripeaksState  # noqa: E402
+from skillcheck.games.tripeaks.solver import TriPeaksSolver, solve_deal  # noqa: E402
+from skillcheck.odds import PERFECT_PLAY_STATES, deal_seeds  # noqa: E402
 from skillcheck.rng import Pcg32  # noqa: E402
 
 BASELINE = Path(__file__).resolve().parent / "tripeaks_dfs_baseline.c"
@@ -76,7 +86,7 @@ def run_baseline(exe: Path, text: str) -> tuple[float, float, list[str], int]:
 
 
 def run_solver(deals: list[list[int]], wrap: bool) -> tuple[float, list[str], int]:
-    answers = []
+    answers: list[str] = []
     states = 0
     began = time.perf_counter()
     for ranks in deals:
@@ -100,6 +110,49 @@ def run_cli(rules: str, count: int, seed: int) -> float:
     return time.perf_counter() - began
 
 
+#: The checks with redeals ``--redeals`` plays (the odds presets' skill column and variants).
+REDEAL_CHECKS: tuple[dict[str, object], ...] = (
+    {"skill": 1},
+    {"skill": 1, "peaks": 2},
+    {"wrap": True, "skill": 1},
+    {"empty_waste": True, "redeals": 1},
+    {"wild": 1, "redeals": 1},
+    {"skill": 3},
+    {"rules": "tritowers", "skill": 1},
+    {"rules": "tritowers", "target": 60, "skill": 1},
+    {"rules": "tritowers", "target": 120, "skill": 1},
+    {"rules": "tritowers", "target": 160, "skill": 1},
+    {"rules": "tritowers", "target": 120, "skill": 2},
+    {"short_stock": 8, "redeals": 1},
+)
+
+
+def run_redeals(count: int, seed: int) -> None:
+    seeds = deal_seeds(seed, count)
+    for params in REDEAL_CHECKS:
+        options = dict(params)
+        short = options.pop("short_stock", None)  # the stock cut to this many cards
+        game = Tripeaks(**options)  # type: ignore[arg-type]
+        tally = {"win": 0, "loss": 0, "unknown": 0}
+        worst = 0.0
+        began = time.perf_counter()
+        for deal_seed in seeds:
+            one = time.perf_counter()
+            state = game.new_state(deal_seed)
+            if isinstance(short, int):  # the rest of the deck set aside, out of play
+                deal = game.deal(deal_seed)
+                state = TripeaksState(game, tuple(deal[:28]), (deal[28],),
+                                      tuple(deal[29 : 29 + short]), game.passes)  # fmt: skip
+            found = TriPeaksSolver().solve(state, max_states=PERFECT_PLAY_STATES)
+            worst = max(worst, time.perf_counter() - one)
+            tally[found.result] += 1
+        took = time.perf_counter() - began
+        words = ", ".join(f"{k}={v}" for k, v in params.items())
+        print(f"{words:40} win {tally['win']:4} loss {tally['loss']:4} unknown "
+              f"{tally['unknown']:4}  {took:7.2f} s ({took / count * 1000:.0f} ms a deal, "
+              f"slowest {worst:.2f} s)")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--deals", type=int, default=300)
@@ -107,7 +160,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3, help="best of this many runs")
     ap.add_argument("--cc", default="cc")
     ap.add_argument("--cli", action="store_true", help="also time the skillcheck odds command")
+    ap.add_argument("--redeals", type=int, metavar="N", help="decide N deals of each redeal check")
     args = ap.parse_args(argv)
+    if args.redeals:
+        print(f"{args.redeals} deals (deal_seeds({args.seed}, {args.redeals})) of each check, "
+              f"solver {'compiled' if search.accelerated() else 'pure Python'}")  # fmt: skip
+        run_redeals(args.redeals, args.seed)
+        return 0
     seeds = deal_seeds(args.seed, args.deals)
     deals = [deal_ranks(s) for s in seeds]
     print(f"{args.deals} deals (deal_seeds({args.seed}, {args.deals})), best of {args.rounds}; "

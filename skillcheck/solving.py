@@ -109,6 +109,11 @@ class Solver(Protocol[M]):
         cards; never changes it."""
         ...
 
+    # Optional: ``details(state, solution, *, max_states, max_seconds) -> Solution``, the
+    # solution with what a person asking about one deal also wants in ``extras`` and an odds
+    # table need not pay for (a best score). ``skillcheck solve`` calls it when the
+    # solver has it and prints the extras.
+
 
 class Bot(Protocol):
     """Chooses a move from what the player sees; None concedes."""

@@ -11,18 +11,26 @@ order: the same answers, lines and position counts, also where a budget stops th
 from __future__ import annotations
 
 import functools
+import json
 import os
 import random
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skillcheck.cards.standard import STANDARD
+from skillcheck.cards.standard import STANDARD, PlayingCard, StandardSuit
 from skillcheck.games.tripeaks import Tripeaks, search
+from skillcheck.games.tripeaks.rules import TripeaksState
 from skillcheck.games.tripeaks.search import Problem, best_score, score_events, score_line, solve
-from skillcheck.games.tripeaks.solver import TriPeaksSolver, best_score_of_deal, solve_deal
+from skillcheck.games.tripeaks.solver import (
+    TriPeaksSolver,
+    best_score_of_deal,
+    problem_of,
+    solve_deal,
+)
 from skillcheck.odds import deal_seeds
 from skillcheck.rng import Pcg32
 
@@ -365,18 +373,53 @@ def test_solver_best_score_and_target() -> None:
     assert TriPeaksSolver().solve(above).result == "loss"
 
 
-def test_solver_with_a_redeal_finds_lines_that_replay() -> None:
-    game = Tripeaks(skill=1)
-    solver = TriPeaksSolver()
-    for seed in range(4):
-        state = game.new_state(seed)
-        solution = solver.solve(state, max_states=200_000)
-        assert solution.result in ("win", "unknown")
-        if solution.result == "win":
+def test_solver_with_a_redeal_decides_full_deals_and_lines_replay() -> None:
+    for game in (Tripeaks(skill=1), Tripeaks(wrap=True, redeals=1, peaks=2),
+                 Tripeaks(rules="tritowers", target=60, skill=1)):  # fmt: skip
+        solver = TriPeaksSolver()
+        for seed in range(4):
+            state = game.new_state(seed)
+            solution = solver.solve(state, max_states=2_000_000)
+            assert solution.result == "win"
             probe = state.copy()
             for move in solution.moves:
                 probe.push(move)
             assert probe.status.value == "won"
+
+
+def test_a_structural_loss_with_redeals_is_proved_by_the_relaxation() -> None:
+    # a 5 whose neighbours (4s and 6s) are nowhere but under it: no pass, however many, plays it
+    tableau = [9] * 28
+    tableau[0] = 5
+    for p in (3, 4, 9, 10, 11):
+        tableau[p] = 4 if p % 2 else 6
+    removed = search.ALL & ~sum(1 << p for p in (0, 3, 4, 9, 10, 11))
+    # the 7 in the stock or waste takes the 6 at 10; nothing ever takes the 4s, so neither the
+    # cards above them nor the 5
+    reach = search.relaxed_reach(tableau, removed, (8, 10, 7), False)
+    assert reach == removed | 1 << 10 and not search.won(reach)
+    # with a 3 or a 5 about, the 4s go, and then everything
+    assert search.relaxed_reach(tableau, removed, (8, 10, 7, 3), False) == search.ALL
+    # the solver answers a loss at once, with any number of redeals
+    cards = {r: PlayingCard.of(r, suit) for r, suit in ((8, StandardSuit.SPADES),
+             (10, StandardSuit.SPADES), (7, StandardSuit.SPADES))}  # fmt: skip
+    deck = iter(c for c in STANDARD if c.value == 9)
+    fours = iter(c for c in STANDARD if c.value == 4)
+    sixes = iter(c for c in STANDARD if c.value == 6)
+    five = PlayingCard.of(5, StandardSuit.SPADES)
+    layout = []
+    for p in range(28):
+        if not (1 << p) & ~removed & search.ALL:
+            layout.append(None)
+        elif p == 0:
+            layout.append(five)
+        else:
+            layout.append(next(fours) if tableau[p] == 4 else next(sixes) if tableau[p] == 6
+                          else next(deck))  # fmt: skip
+    state = TripeaksState(Tripeaks(redeals=10), tuple(layout), (cards[8], cards[10]),
+                          (cards[7],), 10)  # fmt: skip
+    solution = TriPeaksSolver().solve(state)
+    assert solution.result == "loss" and solution.states < 10
 
 
 @pytest.mark.slow
@@ -409,3 +452,271 @@ def test_solver_keeps_to_the_move_limit() -> None:
         # fewer moves than cards can never clear the peaks
         short = Tripeaks(wrap=True, move_limit=27).new_state(seed)
         assert TriPeaksSolver().solve(short).result == "loss"
+
+
+# ---- redeals, short stocks and the best score on the rules' states -------------------------------
+
+#: A whole position of the model: cards gone, stock (top first), waste (bottom first), redeals
+#: left, run.
+Position = tuple[frozenset[int], tuple[int, ...], tuple[int, ...], int, int]
+
+
+def model_moves(
+    tableau: Sequence[int], position: Position, wrap: bool
+) -> list[tuple[object, int, Position | None]]:
+    """Every legal move of the model from ``position``: (move, what it scores in TriTowers, the
+    position after it). The redeal turns the waste under its top card over as the stock, its
+    bottom card dealt first (docs/games/tripeaks.md)."""
+    gone, stock, waste, redeals, run = position
+    top = waste[-1] if waste else 0
+    found: list[tuple[object, int, Position | None]] = []
+    for p in range(28):
+        if is_free(gone, p) and fits(top, tableau[p], wrap):
+            after = gone | {p}
+            gain = run + 1 + ((30 if len(after & {0, 1, 2}) == 3 else 15) if p < 3 else 0)
+            found.append((p, gain, (after, stock, (*waste, tableau[p]), redeals, run + 1)))
+    if stock:
+        found.append(("stock", -5, (gone, stock[1:], (*waste, stock[0]), redeals, 0)))
+    elif redeals > 0 and len(waste) > 1:
+        found.append(("redeal", 0, (gone, waste[:-1], waste[-1:], redeals - 1, 0)))
+    return found
+
+
+def brute_redeal(
+    tableau: Sequence[int], start_at: Position, wrap: bool, peaks: int
+) -> tuple[bool, int]:
+    """(can the goal be reached, the best final score to come of a game played to its end),
+    over every line of whole positions with nothing but a memo."""
+
+    @functools.cache
+    def winnable(position: Position) -> bool:
+        if goal(position[0], peaks):
+            return True
+        return any(winnable(after) for _m, _g, after in model_moves(tableau, position, wrap)
+                   if after is not None)  # fmt: skip
+
+    @functools.cache
+    def best(position: Position) -> int:
+        values = []
+        for _move, gain, after in model_moves(tableau, position, wrap):
+            assert after is not None
+            if goal(after[0], peaks):
+                values.append(gain + 5 * len(after[1]))
+            else:
+                values.append(gain + best(after))
+        return max(values) if values else 0
+
+    return winnable(start_at), best(start_at)
+
+
+def model_line_score(
+    tableau: Sequence[int], start_at: Position, wrap: bool, peaks: int, moves: Sequence[object]
+) -> tuple[bool, int]:
+    """Replay ``moves`` in the model (each must be legal): (goal reached, score made)."""
+    position, score = start_at, 0
+    for move in moves:
+        assert not goal(position[0], peaks), "a move after the goal"
+        options = {m: (g, a) for m, g, a in model_moves(tableau, position, wrap)}
+        assert move in options, f"illegal move {move!r}"
+        gain, after = options[move]
+        assert after is not None
+        score += gain
+        position = after
+        if goal(position[0], peaks):
+            score += 5 * len(position[1])
+    return goal(position[0], peaks), score
+
+
+def model_move(move: object) -> object:
+    """A rules move as the model writes it."""
+    code = str(move)
+    return {"s": "stock", "r": "redeal"}.get(code, int(code) if code.isdigit() else code)
+
+
+def small_state(
+    seed: int, left: int, stock: int, waste: int, redeals: int, **params: Any
+) -> tuple[TripeaksState, list[int], Position]:
+    """A rules state of a seeded deal with only ``left`` tableau cards (taken off in an order
+    the cover table allows), ``waste`` cards on the waste, ``stock`` in the stock and the rest
+    of the deck set aside (a short stock); with the model's tableau ranks and start."""
+    game = Tripeaks(**params)
+    rng = random.Random(seed)
+    cards = list(STANDARD)
+    Pcg32(seed).shuffle(cards)
+    gone: set[int] = set()
+    while len(gone) < 28 - left:
+        gone.add(rng.choice([p for p in range(28) if is_free(frozenset(gone), p)]))
+    tableau = tuple(None if p in gone else cards[p] for p in range(28))
+    rest = cards[28:]
+    state = TripeaksState(game, tableau, tuple(rest[:waste]), tuple(rest[waste : waste + stock]),
+                          redeals)  # fmt: skip
+    wild = game.wild_set
+    ranks = [WILD if c in wild else c.value for c in cards[:28]]
+    pile = tuple(WILD if c in wild else c.value for c in rest)
+    return state, ranks, (frozenset(gone), pile[waste : waste + stock], pile[:waste], redeals, 0)
+
+
+REDEAL_PARAMS = [
+    {},
+    {"wrap": True},
+    {"peaks": 1},
+    {"peaks": 2, "wrap": True},
+    {"wild": 2},
+    {"rules": "tritowers"},
+]
+
+
+@pytest.mark.parametrize("compiled", BOTH)
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10**9),
+    left=st.integers(3, 9),
+    stock=st.integers(0, 4),
+    waste=st.integers(0, 4),
+    redeals=st.integers(1, 2),
+    params=st.sampled_from(REDEAL_PARAMS),
+)
+def test_redeals_agree_with_brute_force(
+    compiled: bool, seed: int, left: int, stock: int, waste: int, redeals: int,
+    params: dict[str, Any],
+) -> None:  # fmt: skip
+    state, ranks, at = small_state(seed, left, stock, waste, redeals, **params)
+    game = state.game
+    if state.outcome is not None:
+        return
+    winnable, best = brute_redeal(ranks, at, game.wraps, game.peaks)
+    solver = TriPeaksSolver(best_score=True, compiled=compiled)
+    solution = solver.solve(state, max_states=None)
+    assert solution.result == ("win" if winnable else "loss")
+    if winnable:
+        reached, _ = model_line_score(ranks, at, game.wraps, game.peaks,
+                                      [model_move(m) for m in solution.moves])  # fmt: skip
+        assert reached
+        probe = state.copy()
+        for move in solution.moves:
+            probe.push(move)
+        assert probe.status.value == "won"
+    if game.tritowers:
+        assert solution.extras["best_score"] == best
+        assert solver.best_score(state) == best
+
+
+@pytest.mark.parametrize("compiled", BOTH)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10**9),
+    left=st.integers(3, 8),
+    stock=st.integers(0, 4),
+    waste=st.integers(1, 4),
+    redeals=st.integers(0, 2),
+    target=st.integers(1, 120),
+)
+def test_redeal_targets_agree_with_brute_force(
+    compiled: bool, seed: int, left: int, stock: int, waste: int, redeals: int, target: int
+) -> None:
+    state, ranks, at = small_state(seed, left, stock, waste, redeals, rules="tritowers",
+                                   target=target)  # fmt: skip
+    if state.outcome is not None:
+        return
+    _, best = brute_redeal(ranks, at, True, 3)
+    solver = TriPeaksSolver(compiled=compiled)
+    solution = solver.solve(state, max_states=None)
+    assert solution.result == ("win" if best >= target else "loss")
+    if solution.result == "win":
+        _, scored = model_line_score(ranks, at, True, 3, [model_move(m) for m in solution.moves])
+        assert scored >= target
+        probe = state.copy()
+        for move in solution.moves:
+            probe.push(move)
+        assert probe.status.value == "won" and probe.score == scored
+    assert solver.best_score(state) == best
+
+
+@pytest.mark.parametrize("compiled", BOTH)
+def test_a_short_stock_is_solved_as_it_stands(compiled: bool) -> None:
+    # the rules may set cards aside: the stock holds fewer than 23 (here 0..9) and the rest of
+    # the deck is out of play; the solver reads the stock it is given and nothing else
+    answers = set()
+    for seed in range(40):
+        length = seed % 10
+        state, _, at = small_state(seed, 7 + seed % 6, length, 1, 0,
+                                       **({"rules": "tritowers"} if seed % 2 else {}))  # fmt: skip
+        if state.outcome is not None:
+            continue
+        problem = problem_of(state)
+        assert problem.stock == at[1] and len(problem.stock) == length
+        solver = TriPeaksSolver(best_score=True, compiled=compiled)
+        solution = solver.solve(state, max_states=None)
+        expected = brute_winnable(problem)
+        assert solution.result == ("win" if expected else "loss"), f"seed {seed}"
+        answers.add(solution.result)
+        if seed % 2:
+            assert solution.extras["best_score"] == brute_best(problem, 0, 5, True)
+    assert answers == {"win", "loss"}
+
+
+@needs_compiled
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10**9),
+    left=st.integers(3, 12),
+    stock=st.integers(0, 8),
+    waste=st.integers(0, 5),
+    redeals=st.integers(0, 2),
+    params=st.sampled_from([*REDEAL_PARAMS, {"rules": "tritowers", "target": 40}]),
+    budget=st.sampled_from([None, 30, 2000]),
+)
+def test_compiled_and_python_solvers_answer_identically_with_redeals(
+    seed: int, left: int, stock: int, waste: int, redeals: int, params: dict[str, Any],
+    budget: int | None,
+) -> None:  # fmt: skip
+    state, _, _ = small_state(seed, left, stock, waste, redeals, **params)
+    a = TriPeaksSolver(best_score=True, compiled=True).solve(state, max_states=budget)
+    b = TriPeaksSolver(best_score=True, compiled=False).solve(state, max_states=budget)
+    assert (a.result, a.moves, a.states, a.extras) == (b.result, b.moves, b.states, b.extras)
+
+
+def test_skillcheck_solve_prints_the_tritowers_best_score() -> None:
+    from click.testing import CliRunner
+
+    from skillcheck.cli import main
+
+    seed = 5
+    game = Tripeaks(rules="tritowers")
+    expected = best_score_of_deal(game.deal(seed), max_states=None).score
+    runner = CliRunner()
+    done = runner.invoke(main, ["solve", "tripeaks", "--rules", "tritowers", "--seed", str(seed),
+                                "--json"])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.stdout)
+    assert data["best_score"] == expected and data["result"] == "win"
+    text = runner.invoke(main, ["solve", "tripeaks", "--rules", "tritowers", "--seed", str(seed)])
+    assert f"Best score: {expected}" in text.stdout
+    # the basic form keeps no score: nothing is added
+    plain = runner.invoke(main, ["solve", "tripeaks", "--seed", str(seed), "--json"])
+    assert not any(key.startswith("best_score") for key in json.loads(plain.stdout))
+
+
+@pytest.mark.parametrize("compiled", BOTH)
+def test_details_bounds_the_best_score_with_redeals(compiled: bool) -> None:
+    # with redeals left: the exact best score, or proved bounds around it when the budget for
+    # it runs out
+    checked = set()
+    for seed in range(12):
+        state, ranks, at = small_state(seed, 6 + seed % 4, 3, 2, 1, rules="tritowers")
+        if state.outcome is not None:
+            continue
+        _, best = brute_redeal(ranks, at, True, 3)
+        solver = TriPeaksSolver(compiled=compiled)
+        solution = solver.solve(state, max_states=None)
+        assert "best_score" not in solution.extras  # solve() alone does not pay for it
+        full = solver.details(state, solution, max_states=None).extras
+        assert full["best_score"] == best
+        tight = solver.details(state, solution, max_states=40).extras
+        if "best_score" in tight:
+            assert tight["best_score"] == best
+        else:
+            assert tight["best_score_at_most"] >= best
+            assert tight.get("best_score_at_least", best) <= best
+        checked.add("best_score" in tight)
+    assert checked == {True, False}

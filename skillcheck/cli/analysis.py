@@ -113,6 +113,11 @@ def _solve_command(cls: type[Game[Any]]) -> click.Command:
                     "its bots play instead",
                 )
             solution = solver.solve(start, max_states=max_states, max_seconds=max_seconds)
+            details = getattr(solver, "details", None)
+            if callable(details):  # what one deal's reader wants beyond the answer (a best score)
+                solution = details(
+                    start.copy(), solution, max_states=max_states, max_seconds=max_seconds
+                )
             if shorten:
                 solution = frontend.refine_solution(game, start.copy(), solution)
         if as_json:
@@ -127,6 +132,8 @@ def _solve_command(cls: type[Game[Any]]) -> click.Command:
             }  # fmt: skip
             if solution.minimum and solution.result == "win":
                 data["min_moves"] = len(solution.moves)
+            for key, value in solution.extras.items():
+                data.setdefault(key, value)
             print_json(data)
             return
         console = stdout()
@@ -141,6 +148,8 @@ def _solve_command(cls: type[Game[Any]]) -> click.Command:
                 f"  ({solution.states:,} positions, {solution.seconds:.2f} s)",
             )
         )
+        for key, value in solution.extras.items():
+            console.print(f"{key.replace('_', ' ').capitalize()}: {value}")
         if solution.result == "loss":
             console.print(
                 "No sequence of legal moves wins this deal (every position was searched)."

@@ -70,6 +70,7 @@ __all__ = [
     "deal_problem",
     "free_positions",
     "move_score",
+    "relaxed_reach",
     "score_events",
     "score_line",
     "solve",
@@ -367,6 +368,43 @@ def _expand(line: Iterable[int]) -> tuple[Move, ...]:
         else:
             moves.append(code)
     return tuple(moves)
+
+
+# ---- the relaxation that proves losses with redeals ------------------------------------------
+
+
+#: ``_FITS[wrap][r]``: the mask of the ranks that may go on a waste top of rank ``r``.
+_FITS: tuple[tuple[int, ...], tuple[int, ...]] = tuple(  # type: ignore[assignment]
+    tuple(sum(1 << s for s in range(1, WILD + 1) if adjacent(r, s, w)) for r in range(WILD + 1))
+    for w in (False, True)
+)
+
+
+def relaxed_reach(tableau: Sequence[int], removed: int, pool: Iterable[int], wrap: bool) -> int:
+    """The tableau mask a relaxed game reaches from ``removed``: a free card may be played
+    whenever its rank fits *some* card of ``pool`` (the ranks of every card in the stock and
+    the waste; :data:`EMPTY` for an empty waste) or of a tableau card the relaxed game already
+    played, in any order and as often as wanted. Every real line, with any number of redeals,
+    removes only cards of this mask (docs/games/tripeaks-solver.md, "Redeals"), so a position
+    whose mask misses the goal is lost. The relaxed game is monotone, so one greedy pass to a
+    fixed point computes it."""
+    fits_of = _FITS[1 if wrap else 0]
+    fits = 0
+    for r in pool:
+        fits |= fits_of[r]
+    mask = removed
+    changed = True
+    while changed:
+        changed = False
+        for p in range(TABLEAU - 1, -1, -1):  # the covering cards first
+            if mask >> p & 1 or COVERED_BY[p] & ~mask:
+                continue
+            r = tableau[p]
+            if fits >> r & 1:
+                mask |= 1 << p
+                fits |= fits_of[r]
+                changed = True
+    return mask
 
 
 # ---- is the position winnable? ---------------------------------------------------------------
