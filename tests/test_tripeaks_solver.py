@@ -374,8 +374,8 @@ def test_solver_best_score_and_target() -> None:
 
 
 def test_solver_with_a_redeal_decides_full_deals_and_lines_replay() -> None:
-    for game in (Tripeaks(skill=1), Tripeaks(wrap=True, redeals=1, peaks=2),
-                 Tripeaks(rules="tritowers", target=60, skill=1)):  # fmt: skip
+    for game in (Tripeaks(skill=7), Tripeaks(wrap=True, redeals=1, peaks=2),
+                 Tripeaks(rules="tritowers", target=60, skill=7)):  # fmt: skip
         solver = TriPeaksSolver()
         for seed in range(4):
             state = game.new_state(seed)
