@@ -284,15 +284,17 @@ async def summary_stream(
     """The summaries of one GM's checks as they change. With ``since`` (a resumed stream) it
     first sends every check changed at or after that time (``read_since``, blocking, in a
     worker thread; event name ``changed``); it subscribes before reading, and never sends a
-    check at a version older than one it sent. Each message: id = :func:`change_id`, event =
-    the kind of change, data = the summary."""
-    sent: dict[str, int] = {}
+    check at a version older than one it sent, nor the same change twice. Each message: id =
+    :func:`change_id`, event = the kind of change, data = the summary. (The move that ends a
+    check makes two events at one version, ``moved`` and ``ended``: both are sent.)"""
+    sent: dict[str, tuple[int, str]] = {}
 
     def message(kind: str, summary: dict[str, Any]) -> ServerSentEventMessage | None:
         check_id, version = summary["check_id"], summary["version"]
-        if sent.get(check_id, -1) >= version:
+        last = sent.get(check_id)
+        if last is not None and (version < last[0] or (version, kind) == last):
             return None
-        sent[check_id] = version
+        sent[check_id] = (version, kind)
         return ServerSentEventMessage(
             data=json.dumps(summary, separators=(",", ":")),
             event=kind,
