@@ -455,7 +455,7 @@ function renderOdds(table) {
   }
   const words = $("odds-words");
   if (typeof table?.summary === "string" && table.summary) {
-    words.textContent = table.summary;
+    words.textContent = table.summary.replace(/ %/g, "\u00a0%");
   } else if (rows.length) {
     const bots = rows.filter((r) => r.method && r.method !== "perfect");
     const perfect = rows.find((r) => r.method === "perfect");

@@ -339,3 +339,150 @@ def test_the_page_is_served_like_the_players(gm_server: tuple[str, Path]) -> Non
                  "/v1/checks/{check_id}/tokens/spectator"):  # fmt: skip
         assert used in paths, used
     assert "/v1/calibrate" in script  # offered only when the server answers it (404: hidden)
+
+
+def test_a_tampered_record_does_not_match(browser: Any, gm_server: tuple[str, Path]) -> None:
+    """The page recomputes the commitment itself: a record whose salt was altered on the way
+    (the answer rewritten in the browser) is reported as not matching."""
+    base, _ = gm_server
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    context.set_default_timeout(10000)
+    try:
+        gm = context.new_page()
+        gm.on("dialog", lambda dialog: dialog.accept())
+        sign_in(gm, base)
+        gm.fill("#check-label", "A tampered record")
+        gm.click("#create-check")
+        expect(gm.locator("#created")).to_be_visible()
+        check_id = (
+            gm.locator("#created .link[data-role='player'] input")
+            .input_value()
+            .split("/play/")[1]
+            .split("#")[0]
+        )
+        cancelled = httpx.post(
+            f"{base}/v1/checks/{check_id}/cancel",
+            json={"reason": "test"},
+            headers={"Authorization": f"Bearer {GM_KEY}"},
+        )
+        assert cancelled.status_code == 200
+        item = gm.locator(f"li[data-check='{check_id}']")
+        expect(item.locator(".status")).to_have_text("Cancelled")  # live, from the stream
+
+        def altered(route: Any) -> None:
+            response = route.fetch()
+            record = response.json()
+            record["salt"] = "0" * 32
+            route.fulfill(response=response, json=record)
+
+        gm.route(f"**/v1/checks/{check_id}/record", altered)
+        item.locator(".record-button").click()
+        expect(item.locator(".verdict")).to_contain_text("Does not match")
+        expect(item.locator(".verdict")).to_have_attribute("data-verified", "false")
+    finally:
+        context.close()
+
+
+def test_odds_in_the_contracts_shape_with_progress_and_calibration(
+    browser: Any, gm_server: tuple[str, Path], shots: Path
+) -> None:
+    """The odds contract of issue 11 (202 with progress while computing, then profiles,
+    observed and a summary; GET /v1/calibrate) before the server that speaks it is merged:
+    the answers are those the contract describes, served in the browser in place of the
+    server's /v1/odds and /v1/calibrate."""
+    base, _ = gm_server
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(10000)
+    polls: list[str] = []
+    cell = {
+        "params": {}, "method": "fast", "successes": 132, "trials": 200, "undecided": 0,
+        "rate": 0.66, "ci95_low": 0.59, "ci95_high": 0.72,
+        "profiles": [
+            {"profile": "careful", "name": "A careful player", "rate": 0.8, "low": 0.74,
+             "high": 0.85, "deals": 200, "words": "likely"},
+            {"profile": "casual", "name": "A casual player", "rate": 0.66, "low": 0.59,
+             "high": 0.72, "deals": 200, "words": "likely"},
+            {"profile": "ceiling", "name": "The ceiling (perfect play)", "rate": 1.0,
+             "low": 0.98, "high": 1.0, "deals": 200, "words": "almost sure"},
+        ],
+        "observed": {"checks": 5, "successes": 3, "rate": 0.6, "low": 0.23, "high": 0.88},
+    }  # fmt: skip
+
+    def odds(route: Any) -> None:
+        polls.append(route.request.url)
+        if route.request.headers.get("authorization") != f"Bearer {GM_KEY}":
+            route.fulfill(status=401, json={"title": "Unauthorized"})
+        elif len(polls) % 3:
+            route.fulfill(
+                status=202,
+                headers={"Retry-After": "0.5"},
+                json={"status": "running", "done": 60 * (len(polls) % 3), "total": 200},
+            )
+        else:
+            route.fulfill(
+                json={
+                    "game": "three-towers", "cells": [cell],
+                    "summary": "A casual player is likely to succeed (66 %)",
+                }
+            )  # fmt: skip
+
+    def calibrate(route: Any) -> None:
+        if "target=" not in route.request.url:  # the page asks once whether it exists
+            route.fulfill(status=400, json={"title": "Bad request", "field": "target"})
+            return
+        route.fulfill(
+            json={
+                "parameter": "quota", "best": 3,
+                "choices": [
+                    {"value": 2, "rate": 0.8, "low": 0.7, "high": 0.9, "words": "likely"},
+                    {"value": 3, "rate": 0.61, "low": 0.5, "high": 0.7, "words": "even"},
+                ],
+            }
+        )  # fmt: skip
+
+    try:
+        gm = context.new_page()
+        gm.route("**/v1/odds?*", odds)
+        gm.route("**/v1/calibrate?*", calibrate)
+        sign_in(gm, base)
+        expect(gm.locator("#odds-progress-text")).to_contain_text("of 200 test deals")
+        expect(gm.locator("#odds-words")).to_have_text(
+            "A casual player is likely to succeed (66 %)"
+        )
+        gm.click("#odds-details summary")
+        rows = gm.locator("#odds-table tbody tr")
+        expect(rows).to_have_count(3)
+        expect(rows.nth(0)).to_contain_text("A careful player")
+        expect(rows.nth(0)).to_contain_text("likely")
+        expect(gm.locator("#odds-observed")).to_contain_text("3 of 5 finished checks")
+        assert all("game=three-towers" in url for url in polls)
+        snap(gm, shots, "gm-laptop-odds-contract")
+        # calibrate: offered because the endpoint exists; it fills in the difficulty it found
+        expect(gm.locator("#calibrate")).to_be_visible()
+        gm.click("#calibrate-run")
+        expect(gm.locator("#calibrate-result")).to_contain_text("Set Quota to 3")
+        expect(gm.locator("#param-quota")).to_have_value("3")
+    finally:
+        context.close()
+
+
+def test_calibrate_is_offered_only_where_the_server_has_it(
+    browser: Any, gm_server: tuple[str, Path]
+) -> None:
+    """Until the server has GET /v1/calibrate (404), the page hides the button; once it has
+    it, the page shows it."""
+    base, _ = gm_server
+    offered = httpx.get(f"{base}/v1/calibrate?game=three-towers").status_code not in (404, 405)
+    context = browser.new_context()
+    context.set_default_timeout(10000)
+    try:
+        gm = context.new_page()
+        sign_in(gm, base)
+        expect(gm.locator("#param-variant")).to_be_visible()
+        gm.wait_for_timeout(500)
+        if offered:
+            expect(gm.locator("#calibrate")).to_be_visible()
+        else:
+            expect(gm.locator("#calibrate")).to_be_hidden()
+    finally:
+        context.close()
