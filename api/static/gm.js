@@ -704,11 +704,21 @@ async function loadChecks({ more = false } = {}) {
   $("list-problem").textContent = "";
   try {
     const page = await api("GET", `/v1/checks?${query}`);
+    // What the live list brought while the page was on its way may be newer than the page.
+    const before = more ? new Map() : new Map(state.checks);
     if (!more) {
       state.checks.clear();
       $("check-list").replaceChildren();
     }
-    for (const summary of page.checks) upsert(summary, { append: true });
+    for (const summary of page.checks) {
+      const live = before.get(summary.check_id)?.summary;
+      upsert(live && live.version > summary.version ? live : summary, { append: true });
+      before.delete(summary.check_id);
+    }
+    const oldest = page.checks[page.checks.length - 1]?.created_at || "";
+    for (const { summary } of before.values()) {
+      if (!page.next_cursor || summary.created_at >= oldest) upsert(summary);
+    }
     state.cursor = page.next_cursor;
     $("more").hidden = !page.next_cursor;
   } catch (error) {
