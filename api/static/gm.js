@@ -763,7 +763,7 @@ function upsert(summary, { append = false } = {}) {
 
 function resultWords(s) {
   if (s.status === "in_progress") return null;
-  if (s.status === "cancelled") return "No result (cancelled)";
+  if (s.status === "cancelled") return "no result";
   const tier = s.tier_text || (s.status === "won" ? "Success" : "Failure");
   return s.degree === null || s.degree === undefined ? tier : `${tier} (degree ${s.degree > 0 ? "+" : ""}${s.degree})`;
 }
