@@ -5,7 +5,9 @@ link stops working at once, in this process, in another one, and on an open stre
 
 from __future__ import annotations
 
+import json
 import queue
+import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -254,6 +256,38 @@ def test_a_check_carries_its_character(client: TestClient[Any]) -> None:
     got = client.get(f"/v1/checks/{check['check_id']}", headers=bearer(check["player_token"]))
     assert got.json()["character"] == "Mira"
     assert create(client)["view"]["character"] is None
+
+
+def test_a_check_stored_before_characters_still_loads(sqlite_url: str) -> None:
+    """A check written before ``character`` existed (no such key in its stored configuration,
+    nor in its events' views) loads with none, and lists."""
+    with running(sqlite_url) as client:
+        check = create(client, label="old")
+    path = sqlite_url.split(":///", 1)[1]
+    with sqlite3.connect(path) as conn:
+        (config,) = conn.execute(
+            "SELECT config FROM checks WHERE id = ?", (check["check_id"],)
+        ).fetchone()
+        stored = json.loads(config)
+        del stored["character"]
+        conn.execute(
+            "UPDATE checks SET config = ? WHERE id = ?", (json.dumps(stored), check["check_id"])
+        )
+        for sequence, payload in conn.execute(
+            "SELECT sequence, payload FROM events WHERE check_id = ?", (check["check_id"],)
+        ).fetchall():
+            data = json.loads(payload)
+            data["view"].pop("character")
+            data.get("config", {}).pop("character", None)
+            conn.execute(
+                "UPDATE events SET payload = ? WHERE check_id = ? AND sequence = ?",
+                (json.dumps(data), check["check_id"], sequence),
+            )
+    with running(sqlite_url) as client:
+        got = client.get(f"/v1/checks/{check['check_id']}", headers=bearer(check["player_token"]))
+        assert got.status_code == 200 and got.json()["character"] is None
+        (summary,) = listed(client)["checks"]
+        assert summary["label"] == "old" and summary["character"] is None
 
 
 @pytest.mark.parametrize(
