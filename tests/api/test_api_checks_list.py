@@ -387,9 +387,11 @@ def test_reissue_on_one_process_locks_the_old_token_out_on_another(tmp_path: Pat
         old = bearer(check["player_token"])
         assert httpx.get(f"{b}{path}", headers=old).status_code == 200  # cached on B
         assert httpx.post(f"{a}{path}/tokens/player", headers=bearer(GM_KEY)).status_code == 200
-        deadline = time.monotonic() + 1.0
+        # B drops its copy when the pub/sub message arrives: milliseconds on an idle machine;
+        # the bound leaves room for a loaded one (the window is documented in docs/api.md)
+        deadline = time.monotonic() + 5.0
         while httpx.get(f"{b}{path}", headers=old).status_code != 404:
-            assert time.monotonic() < deadline, "B still lets the old token in after 1 s"
+            assert time.monotonic() < deadline, "B still lets the old token in after 5 s"
             time.sleep(0.02)
 
 
