@@ -122,7 +122,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     store = SqlCheckStore(db_config)
     service = SessionService(store)
     channels = make_channels(settings.redis_url, settings.redis_prefix)
-    bridge = Bridge(service, channels)
+    bridge = Bridge(service, channels, store)
     outbox = SqlOutbox(
         db_config, base_url=settings.public_url, allow_private=settings.webhooks_allow_private
     )
@@ -184,7 +184,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         on_startup=[on_startup],
         on_shutdown=[on_shutdown],
         plugins=[SQLAlchemyPlugin(config=db_config), channels],
-        state=State({"runtime": runtime, "odds_runner": odds_runner}),
+        state=State({"runtime": runtime, "odds_runner": odds_runner, "bridge": bridge}),
         stores=_stores(settings),
         middleware=_middleware(settings),
         exception_handlers={

@@ -74,12 +74,19 @@ def gm_key_digest(request: Request[Any, Any, Any], settings: Settings) -> str:
 
 
 def check_role(
-    request: Request[Any, Any, Any], settings: Settings, store: SqlCheckStore, check_id: str
+    request: Request[Any, Any, Any],
+    settings: Settings,
+    store: SqlCheckStore,
+    check_id: str,
+    *,
+    fresh: bool = False,
 ) -> Role:
-    """The role of the request's token on ``check_id``; 404 if it reaches no such check."""
+    """The role of the request's token on ``check_id``; 404 if it reaches no such check.
+    ``fresh`` reads the credentials from the database, not the cache (an open stream asking
+    whether a re-issue locked its token out)."""
     token = _bearer(request)
     gm = _gm_digest(token, settings)
-    access = store.access(check_id)
+    access = store.access(check_id, fresh=fresh)
     if access is not None:
         digest = sha256_hex(token)
         if gm is not None and hmac.compare_digest(gm, access.gm_key_sha256):

@@ -21,7 +21,9 @@ from typing import Any, Literal, TypedDict
 __all__ = [
     "BoardBody",
     "CheckStatusName",
+    "CheckSummaryBody",
     "CheckViewBody",
+    "ChecksPage",
     "CreatedCheckBody",
     "DeliveryBody",
     "EventBody",
@@ -39,6 +41,7 @@ __all__ = [
     "OutcomeBody",
     "ParameterBody",
     "RevealedRecordBody",
+    "TokenBody",
     "WebhookBody",
     "WebhookSecretBody",
     "ZoneBody",
@@ -139,6 +142,48 @@ class CheckViewBody(TypedDict):
     cancel_reason: str | None
     created_at: str
     updated_at: str
+    #: The character making the check, as the GM wrote it at creation (null: none given).
+    character: str | None
+
+
+class CheckSummaryBody(TypedDict):
+    """One of the GM's checks in ``GET /v1/checks`` and ``GET /v1/checks/stream``: what a list
+    shows, from the check's newest view (never a hidden card). ``degree``, ``tier`` and
+    ``tier_text`` are null until the end (and stay null when cancelled; ``tier`` is null on a
+    server without tiers)."""
+
+    check_id: str
+    game: str
+    params: dict[str, Any]
+    label: str | None
+    character: str | None
+    status: CheckStatusName
+    version: int
+    moves_made: int
+    degree: int | None
+    tier: str | None
+    tier_text: str | None
+    created_at: str
+    updated_at: str
+
+
+class ChecksPage(TypedDict):
+    """A page of the GM's checks, newest first; ``next_cursor`` (null on the last page) asks
+    for the next page with the same filters."""
+
+    checks: list[CheckSummaryBody]
+    next_cursor: str | None
+
+
+class TokenBody(TypedDict):
+    """A check's new player or spectator token (shown only in this answer) and the page link
+    that carries it (``/play/{check_id}#token=...``; absolute when the server knows its public
+    URL). The previous token of that role stopped working when this was answered."""
+
+    check_id: str
+    role: Literal["player", "spectator"]
+    token: str
+    link: str
 
 
 class WebhookSecretBody(TypedDict):

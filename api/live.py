@@ -9,6 +9,14 @@ check has a server-sent-events stream.
   what it already sent, so nothing falls between the two; a gap in the sequence numbers (a
   missed pub/sub message) is filled from the database. It ends after the check's last event.
 - Events hold the player's view only (never hidden cards): the same JSON as ``GET .../events``.
+- One channel per GM key, ``gm:<sha256 of the key>``, carries a summary of each check of that GM
+  as it changes (:func:`api.store.summary_of`), for ``GET /v1/checks/stream``. The bridge
+  publishes the summaries of moves and ends; a creation is published by the handler that saved
+  the check's credentials (until then the check has no owner to look up).
+- Re-issuing a token publishes ``{"access_changed": true}`` on the check's channel (every open
+  stream of the check asks again whether its token still reaches it, and the old token's stream
+  ends) and the check id on ``access``, where every process's bridge drops its cached
+  credentials.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ import contextlib
 import json
 import threading
 from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import anyio.to_thread
@@ -27,14 +36,22 @@ from litestar.channels.backends.memory import MemoryChannelsBackend
 from litestar.channels.backends.redis import RedisChannelsPubSubBackend
 from litestar.response import ServerSentEventMessage
 
-from skillcheck.sessions import CheckEvent, SessionService
+from api.store import SqlCheckStore, summary_of
+from skillcheck.sessions import CheckEvent, EventKind, SessionService
 
 __all__ = [
+    "ACCESS_CHANGED",
+    "ACCESS_CHANNEL",
     "KEEPALIVE_SECONDS",
     "Bridge",
+    "change_id",
     "channel_for",
     "event_stream",
+    "gm_channel",
     "make_channels",
+    "summary_message",
+    "summary_stream",
+    "time_of_change_id",
 ]
 
 #: A comment line this often keeps proxies from closing an idle stream.
@@ -44,8 +61,35 @@ MAX_STREAM_SECONDS = 30 * 60.0
 TERMINAL_KINDS = frozenset({"ended", "cancelled"})
 
 
+#: Where token re-issues are announced (the check id), so every process drops its cache.
+ACCESS_CHANNEL = "access"
+#: Published on a check's channel when one of its tokens is re-issued.
+ACCESS_CHANGED = '{"access_changed":true}'
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
 def channel_for(check_id: str) -> str:
     return f"check:{check_id}"
+
+
+def gm_channel(gm_key_sha256: str) -> str:
+    return f"gm:{gm_key_sha256}"
+
+
+def change_id(updated_at: str) -> str:
+    """The SSE id of a summary: its ``updated_at`` in microseconds since 1970 (a client that
+    reconnects with it as ``Last-Event-ID`` gets every check changed since)."""
+    return str((datetime.fromisoformat(updated_at) - _EPOCH) // _MICROSECOND)
+
+
+def time_of_change_id(micros: int) -> datetime:
+    return _EPOCH + micros * _MICROSECOND
+
+
+def summary_message(kind: str, summary: dict[str, Any]) -> str:
+    """What a GM's channel carries: the kind of change and the check's summary."""
+    return msgspec.json.encode({"kind": kind, "summary": summary}).decode()
 
 
 def make_channels(redis_url: str | None, prefix: str = "skillcheck") -> ChannelsPlugin:
@@ -69,9 +113,14 @@ class Bridge:
     ``call_soon_threadsafe`` per burst (waking the loop is a system call).
     """
 
-    def __init__(self, service: SessionService, channels: ChannelsPlugin) -> None:
+    def __init__(
+        self, service: SessionService, channels: ChannelsPlugin, store: SqlCheckStore | None = None
+    ) -> None:
         self.service = service
         self.channels = channels
+        #: Whose checks are whose (the GM channels) and whose credentials to evict.
+        self.store = store
+        self._evicting: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._subscription: Any = None
         self._lock = threading.Lock()
@@ -81,20 +130,56 @@ class Bridge:
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._subscription = self.service.subscribe(self._on_event)
+        if self.store is not None:
+            subscriber = await self.channels.subscribe([ACCESS_CHANNEL])
+            self._evicting = asyncio.create_task(self._evict(subscriber))
 
     async def stop(self) -> None:
         if self._subscription is not None:
             self._subscription.close()
             self._subscription = None
+        if self._evicting is not None:
+            self._evicting.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._evicting
+            self._evicting = None
         self._loop = None
 
+    async def _evict(self, subscriber: Any) -> None:
+        """Drop the cached credentials of each check whose token was re-issued (by any process)."""
+        assert self.store is not None
+        try:
+            async for raw in subscriber.iter_events():
+                text = raw.decode() if isinstance(raw, bytes) else str(raw)
+                self.store.forget_access(text)
+        finally:
+            with contextlib.suppress(Exception):
+                await self.channels.unsubscribe(subscriber)
+
     def _on_event(self, event: CheckEvent) -> None:
+        if self._loop is None:
+            return
+        items = [(msgspec.json.encode(event.to_dict()).decode(), channel_for(event.check_id))]
+        owner = None
+        if self.store is not None and event.kind is not EventKind.CREATED:
+            owner = self.store.access(event.check_id)  # cached by the request that acted
+        view = event.payload.get("view")
+        if owner is not None and isinstance(view, dict):
+            items.append(
+                (
+                    summary_message(event.kind.value, summary_of(view)),
+                    gm_channel(owner.gm_key_sha256),
+                )
+            )
+        self.publish(*items)
+
+    def publish(self, *items: tuple[str, str]) -> None:
+        """Publish ``(data, channel)`` pairs from any thread, in order."""
         loop = self._loop
         if loop is None or loop.is_closed():
             return
-        item = (msgspec.json.encode(event.to_dict()).decode(), channel_for(event.check_id))
         with self._lock:
-            self._waiting.append(item)
+            self._waiting.extend(items)
             if self._scheduled:
                 return  # the loop has a flush coming: it takes this one too
             self._scheduled = True
@@ -130,9 +215,12 @@ async def event_stream(
     *,
     keepalive: float = KEEPALIVE_SECONDS,
     max_seconds: float = MAX_STREAM_SECONDS,
+    still_allowed: Callable[[], bool] | None = None,
 ) -> AsyncIterator[ServerSentEventMessage]:
     """The SSE messages of one check from sequence ``after`` on; ``read_events(after)`` reads
-    the stored events (a blocking call; it runs in a worker thread)."""
+    the stored events (a blocking call; it runs in a worker thread). When one of the check's
+    tokens is re-issued, ``still_allowed()`` (blocking too) says whether this stream's token
+    still reaches the check; if not, the stream ends at once."""
     last = after
     async with channels.start_subscription([channel_for(check_id)]) as subscriber:
         incoming: asyncio.Queue[bytes] = asyncio.Queue()
@@ -159,6 +247,12 @@ async def event_stream(
                     yield ServerSentEventMessage(comment="keepalive")
                     continue
                 event = json.loads(raw)
+                if event.get("access_changed"):
+                    if still_allowed is not None and not await anyio.to_thread.run_sync(
+                        still_allowed
+                    ):
+                        return
+                    continue
                 sequence = event["sequence"]
                 if sequence <= last:
                     continue  # already sent from the backlog
@@ -172,6 +266,69 @@ async def event_stream(
                     last = item["sequence"]
                     if item["kind"] in TERMINAL_KINDS:
                         return
+        finally:
+            pumping.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await pumping
+
+
+async def summary_stream(
+    channels: ChannelsPlugin,
+    gm_key_sha256: str,
+    read_since: Callable[[datetime], list[dict[str, Any]]],
+    since: datetime | None,
+    *,
+    keepalive: float = KEEPALIVE_SECONDS,
+    max_seconds: float = MAX_STREAM_SECONDS,
+) -> AsyncIterator[ServerSentEventMessage]:
+    """The summaries of one GM's checks as they change. With ``since`` (a resumed stream) it
+    first sends every check changed at or after that time (``read_since``, blocking, in a
+    worker thread; event name ``changed``); it subscribes before reading, and never sends a
+    check at a version older than one it sent, nor the same change twice. Each message: id =
+    :func:`change_id`, event = the kind of change, data = the summary. (The move that ends a
+    check makes two events at one version, ``moved`` and ``ended``: both are sent.)"""
+    sent: dict[str, tuple[int, str]] = {}
+
+    def message(kind: str, summary: dict[str, Any]) -> ServerSentEventMessage | None:
+        check_id, version = summary["check_id"], summary["version"]
+        last = sent.get(check_id)
+        if last is not None and (version < last[0] or (version, kind) == last):
+            return None
+        sent[check_id] = (version, kind)
+        return ServerSentEventMessage(
+            data=json.dumps(summary, separators=(",", ":")),
+            event=kind,
+            id=change_id(summary["updated_at"]),
+        )
+
+    async with channels.start_subscription([gm_channel(gm_key_sha256)]) as subscriber:
+        incoming: asyncio.Queue[bytes] = asyncio.Queue()
+
+        async def pump() -> None:
+            async for raw in subscriber.iter_events():
+                incoming.put_nowait(raw)
+
+        pumping = asyncio.create_task(pump())
+        try:
+            if since is not None:
+                for summary in await anyio.to_thread.run_sync(read_since, since):
+                    found = message("changed", summary)
+                    if found is not None:
+                        yield found
+            deadline = asyncio.get_running_loop().time() + max_seconds
+            while True:
+                remaining = deadline - asyncio.get_running_loop().time()
+                if remaining <= 0:
+                    return
+                try:
+                    raw = await asyncio.wait_for(incoming.get(), min(keepalive, remaining))
+                except TimeoutError:
+                    yield ServerSentEventMessage(comment="keepalive")
+                    continue
+                change = json.loads(raw)
+                found = message(str(change["kind"]), change["summary"])
+                if found is not None:
+                    yield found
         finally:
             pumping.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -15,6 +15,10 @@
   every card's code, names, rank and suits, which the page draws cards from. The same for every
   check: it tells nothing about a deal.
 - ``GET /v1/cards``: the Decktet's table in the older shape, kept for existing clients.
+- ``GET /gm``: the GM's page (docs/gm-page.md): sign in with a GM key (kept in the tab's session
+  storage, never in a URL), create checks from each game's parameters, see the odds, hand out
+  links and QR codes, follow and cancel checks. It calls only the public API, with the same
+  assets and policy as the player's page.
 
 The page runs no inline script or style, so it works under a strict Content-Security-Policy; it
 also carries that policy in a ``<meta>`` element because the app's security middleware replaces
@@ -64,6 +68,7 @@ _MEDIA_TYPES = {
     ".svg": "image/svg+xml",
 }
 _PAGE_TEMPLATE = "play.html"
+_GM_TEMPLATE = "gm.html"
 _GAMES_FOLDER = "games"
 _IMMUTABLE = "public, max-age=31536000, immutable"
 _PUBLIC_DAY = "public, max-age=86400"
@@ -86,28 +91,30 @@ def _entries(folder: Traversable, prefix: str = "") -> list[tuple[str, Traversab
     return sorted(found, key=lambda item: item[0])
 
 
-def _load_assets() -> tuple[dict[str, Asset], str, str]:
+def _load_assets() -> tuple[dict[str, Asset], dict[str, str], str]:
     folder = resources.files("api").joinpath("static")
     assets: dict[str, Asset] = {}
-    template = ""
+    templates: dict[str, str] = {}
     digest = hashlib.sha256()
     for name, entry in _entries(folder):
         body = entry.read_bytes()
         digest.update(name.encode() + b"\0" + body + b"\0")
-        if name == _PAGE_TEMPLATE:
-            template = body.decode("utf-8")
+        if name in (_PAGE_TEMPLATE, _GM_TEMPLATE):
+            templates[name] = body.decode("utf-8")
             continue
         suffix = name[name.rfind(".") :]
         if suffix in _MEDIA_TYPES:
             assets[name] = Asset(body, _MEDIA_TYPES[suffix])
-    if not template:
-        raise RuntimeError(f"api/static/{_PAGE_TEMPLATE} is missing from the installed package")
-    return assets, template, digest.hexdigest()[:16]
+    for name in (_PAGE_TEMPLATE, _GM_TEMPLATE):
+        if name not in templates:
+            raise RuntimeError(f"api/static/{name} is missing from the installed package")
+    return assets, templates, digest.hexdigest()[:16]
 
 
-#: The page's static files by name (``games/<name>.js`` for the games' own modules), the page's
-#: HTML template, and the build hash of them all.
-ASSETS, _TEMPLATE, BUILD = _load_assets()
+#: The pages' static files by name (``games/<name>.js`` for the games' own modules), the pages'
+#: HTML templates, and the build hash of them all.
+ASSETS, _TEMPLATES, BUILD = _load_assets()
+_TEMPLATE = _TEMPLATES[_PAGE_TEMPLATE]
 
 
 def _page_module(name: str, cls: Any) -> str | None:
@@ -242,6 +249,28 @@ def play_page(request: Request[Any, Any, Any], check_id: str) -> Response[str]:
     )
 
 
+@get("/gm", sync_to_thread=False, include_in_schema=False)
+def gm_page(request: Request[Any, Any, Any]) -> Response[str]:
+    """The GM's page; it asks for the GM key and keeps it in the tab's session storage."""
+    root = _html_attr(_root(request))
+    html = (
+        _TEMPLATES[_GM_TEMPLATE]
+        .replace("%POLICY%", PAGE_POLICY)
+        .replace("%ASSETS%", f"{root}/play-assets/{BUILD}")
+        .replace("%ROOT%", root)
+    )
+    return Response(
+        html,
+        media_type="text/html",
+        headers={
+            "Cache-Control": "no-cache",
+            "Content-Security-Policy": PAGE_POLICY,
+            "Referrer-Policy": "no-referrer",
+            "X-Robots-Tag": "noindex",
+        },
+    )
+
+
 def _asset(build: str, name: str) -> Response[bytes]:
     asset = ASSETS.get(name)
     if asset is None:
@@ -305,4 +334,4 @@ def deck(deck: str) -> Response[DeckTable]:
     return Response(deck_table(deck), headers={"Cache-Control": _PUBLIC_DAY})
 
 
-PAGE_HANDLERS: list[Any] = [play_page, play_asset, play_game_asset, cards, deck]
+PAGE_HANDLERS: list[Any] = [play_page, gm_page, play_asset, play_game_asset, cards, deck]

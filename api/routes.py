@@ -24,6 +24,8 @@ from sqlalchemy.orm import Session
 import skillcheck.games  # noqa: F401  (registers the built-in and plug-in games)
 from api.auth import Role, check_role, gm_key_digest, new_token, require, sha256_hex
 from api.bodies import (
+    ChecksPage,
+    CheckStatusName,
     CheckViewBody,
     CreatedCheckBody,
     DeliveryBody,
@@ -36,14 +38,25 @@ from api.bodies import (
     HealthBody,
     ParameterBody,
     RevealedRecordBody,
+    TokenBody,
     WebhookBody,
 )
-from api.live import event_stream
+from api.live import (
+    ACCESS_CHANGED,
+    ACCESS_CHANNEL,
+    Bridge,
+    channel_for,
+    event_stream,
+    gm_channel,
+    summary_message,
+    summary_stream,
+    time_of_change_id,
+)
 from api.odds import api_methods
 from api.outbox import CheckWebhook, SqlOutbox
 from api.problems import ApiProblem, game_names, missing_game_handler, problem_responses
 from api.settings import Settings
-from api.store import Access, SqlCheckStore
+from api.store import Access, BadCursorError, SqlCheckStore, summary_of
 from api.webhooks import (
     CallbackUrlError,
     WebhookDelivery,
@@ -55,11 +68,17 @@ from skillcheck.engine import GAMES, Game, ParameterSpec, game_class
 from skillcheck.errors import SkillcheckError
 from skillcheck.schema import check_params, parameter_schema
 from skillcheck.serialization import game_from_params
-from skillcheck.sessions import COMMITMENT_SCHEME, CheckView, SessionService
+from skillcheck.sessions import COMMITMENT_SCHEME, MAX_LABEL, CheckView, SessionService
 
 __all__ = ["ChecksController", "GamesController", "Runtime", "health"]
 
 MAX_IDEMPOTENCY_KEY = 200
+#: The GM's list: the most checks on one page, and the longest cursor.
+MAX_LIST = 100
+MAX_CURSOR = 500
+#: A GM's list stream resumes from a change id: microseconds since 1970, up to the year 9999.
+MAX_CHANGE_ID = 253_402_300_799_999_999
+_PREFIXES = {"player": "sc_play", "spectator": "sc_view"}
 #: Sequence numbers and versions are stored as 32-bit integers.
 MAX_SEQUENCE = 2**31 - 1
 ETAG = ResponseHeader(
@@ -89,6 +108,12 @@ class Runtime:
     outbox: SqlOutbox
 
 
+def _bridge(request: Request[Any, Any, Any]) -> Bridge:
+    bridge = request.app.state.bridge
+    assert isinstance(bridge, Bridge)
+    return bridge
+
+
 def _runtime(request: Request[Any, Any, Any]) -> Runtime:
     runtime = request.app.state.runtime
     assert isinstance(runtime, Runtime)
@@ -109,6 +134,8 @@ class CreateCheck(msgspec.Struct, forbid_unknown_fields=True):
     seed: int | None = None
     end_when_lost: bool = False
     label: str | None = None
+    #: The character making the check ("Mira"): text like ``label``, shown in the GM's list.
+    character: str | None = None
     metadata: dict[str, Any] = msgspec.field(default_factory=dict)
     #: Where the result is POSTed when the check ends (Standard Webhooks, docs/webhooks.md).
     callback_url: str | None = None
@@ -366,6 +393,78 @@ class ChecksController(Controller):
     path = "/v1/checks"
     tags: ClassVar[list[str]] = ["checks"]  # type: ignore[misc]
 
+    @get(
+        "/",
+        sync_to_thread=True,
+        summary="The GM's checks (GM)",
+        responses=problem_responses(400, 401, 403),
+    )
+    def list_checks(
+        self,
+        request: Request[Any, Any, Any],
+        status: CheckStatusName | None = Parameter(  # noqa: B008 (litestar reads it)
+            default=None, description="only the checks with this status"
+        ),
+        label: str | None = Parameter(
+            default=None,
+            min_length=1,
+            max_length=MAX_LABEL,
+            description="only the checks whose label or character contains this text "
+            "(ignoring case)",
+        ),
+        limit: int = Parameter(default=50, ge=1, le=MAX_LIST, description="at most this many"),
+        cursor: str | None = Parameter(
+            default=None,
+            min_length=1,
+            max_length=MAX_CURSOR,
+            description="the next_cursor of the previous page (with the same filters)",
+        ),
+    ) -> ChecksPage:
+        """GM key only: the checks created with this GM key (never another GM's), newest
+        first, as summaries. A player or spectator token gets 403, no token 401; a cursor this
+        server did not write gets 400 ``invalid-cursor``."""
+        rt = _runtime(request)
+        gm = gm_key_digest(request, rt.settings)
+        try:
+            found, following = rt.store.list_checks(
+                gm, status=status, label=label, limit=limit, cursor=cursor
+            )
+        except BadCursorError:
+            raise ApiProblem(
+                400,
+                "invalid-cursor",
+                "cursor must be the next_cursor of an earlier page of this list",
+                field="cursor",
+            ) from None
+        return cast(ChecksPage, {"checks": found, "next_cursor": following})
+
+    @get(
+        "/stream",
+        sync_to_thread=True,
+        summary="The GM's checks as they change (server-sent events; GM)",
+        media_type="text/event-stream",
+        response_description="text/event-stream: one message per change of one of the GM's "
+        "checks (id = the change's time in microseconds since 1970; event = created, moved, "
+        "undone, ended, cancelled, or changed when resumed; data = the check's summary, a "
+        "CheckSummaryBody)",
+        responses=problem_responses(400, 401, 403),
+    )
+    def checks_stream(self, request: Request[Any, Any, Any]) -> ServerSentEvent:
+        """GM key only: a summary of each of the GM's checks whenever it is created, moved,
+        undone, ended or cancelled. With ``Last-Event-ID`` (the id of the last message seen)
+        it first sends every check changed since then. Read it with ``fetch`` (docs/api.md)."""
+        rt = _runtime(request)
+        gm = gm_key_digest(request, rt.settings)
+        since = _change_id(request)
+
+        def read(when: Any) -> list[dict[str, Any]]:
+            return rt.store.changed_since(gm, when)
+
+        return ServerSentEvent(
+            summary_stream(rt.channels, gm, read, since),
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
+
     @post(
         "/",
         sync_to_thread=True,
@@ -395,11 +494,15 @@ class ChecksController(Controller):
             end_when_lost=data.end_when_lost,
             label=data.label,
             metadata=data.metadata,
+            character=data.character,
         )
         player, spectator = new_token("sc_play"), new_token("sc_view")
         hook = None if webhook is None else CheckWebhook(created.check_id, *webhook)
         rt.store.save_access(
             Access(created.check_id, sha256_hex(player), sha256_hex(spectator), gm), hook
+        )
+        _bridge(request).publish(  # the GM's live list (the check has an owner only now)
+            (summary_message("created", summary_of(created.view.to_dict())), gm_channel(gm))
         )
         body: CreatedCheckBody = {
             "check_id": created.check_id,
@@ -564,8 +667,15 @@ class ChecksController(Controller):
         def read(since: int) -> list[dict[str, Any]]:
             return [e.to_dict() for e in rt.service.events(check_id, since)]
 
+        def still_allowed() -> bool:
+            try:
+                check_role(request, rt.settings, rt.store, check_id, fresh=True)
+            except ApiProblem:
+                return False
+            return True
+
         return ServerSentEvent(
-            event_stream(rt.channels, read, check_id, start),
+            event_stream(rt.channels, read, check_id, start, still_allowed=still_allowed),
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
 
@@ -586,6 +696,72 @@ class ChecksController(Controller):
             "url": None if hook is None else hook.url,
             "deliveries": [_delivery(d) for d in rt.outbox.deliveries(check_id)],
         }
+
+    @post(
+        "/{check_id:str}/tokens/player",
+        sync_to_thread=True,
+        status_code=200,
+        summary="Re-issue the player's token (GM)",
+        responses=problem_responses(400, 401, 403, 404),
+    )
+    def new_player_token(
+        self, request: Request[Any, Any, Any], check_id: str
+    ) -> Response[TokenBody]:
+        """GM only: a new player token and link; the old player link stops working at once
+        (its open streams end)."""
+        return _reissue(request, check_id, "player")
+
+    @post(
+        "/{check_id:str}/tokens/spectator",
+        sync_to_thread=True,
+        status_code=200,
+        summary="Re-issue the spectators' token (GM)",
+        responses=problem_responses(400, 401, 403, 404),
+    )
+    def new_spectator_token(
+        self, request: Request[Any, Any, Any], check_id: str
+    ) -> Response[TokenBody]:
+        """GM only: a new spectator token and link; the old spectator link stops working at
+        once (its open streams end)."""
+        return _reissue(request, check_id, "spectator")
+
+
+def _reissue(
+    request: Request[Any, Any, Any], check_id: str, which: Literal["player", "spectator"]
+) -> Response[TokenBody]:
+    rt = _runtime(request)
+    role = check_role(request, rt.settings, rt.store, check_id)
+    require(role, Role.GM, action=f"re-issuing the {which} token")
+    token = new_token(_PREFIXES[which])
+    if not rt.store.rotate_token(check_id, which, sha256_hex(token)):
+        raise ApiProblem(404, "check-not-found", f"there is no check {check_id!r}")
+    # Every open stream of the check asks again; every process drops its cached credentials.
+    _bridge(request).publish((ACCESS_CHANGED, channel_for(check_id)), (check_id, ACCESS_CHANNEL))
+    base = rt.settings.public_url or str(request.scope.get("root_path") or "").rstrip("/")
+    body: TokenBody = {
+        "check_id": check_id,
+        "role": which,
+        "token": token,
+        "link": f"{base}/play/{check_id}#token={token}",
+    }
+    return Response(body, headers={"Cache-Control": "no-store"})
+
+
+def _change_id(request: Request[Any, Any, Any]) -> Any:
+    """The time a GM's list stream resumes from (``Last-Event-ID``), or None."""
+    header = request.headers.get("last-event-id")
+    if header is None or not header.strip():
+        return None
+    text = header.strip()
+    if not (text.isascii() and text.isdigit()) or int(text) > MAX_CHANGE_ID:
+        raise ApiProblem(
+            400,
+            "invalid-last-event-id",
+            f"Last-Event-ID must be the id of a message of this stream (a whole number up to "
+            f"{MAX_CHANGE_ID}), not {header!r}",
+            field="Last-Event-ID",
+        )
+    return time_of_change_id(int(text))
 
 
 def _last_event_id(request: Request[Any, Any, Any]) -> int:

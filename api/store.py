@@ -9,10 +9,14 @@ are inserted. A unique violation on the key rolls all of it back.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from datetime import datetime
 from typing import Any, cast
 
 import sqlalchemy as sa
@@ -37,7 +41,13 @@ from skillcheck.sessions import (
     StoredCheck,
 )
 
-__all__ = ["ACCESS_CACHE_SIZE", "Access", "SqlCheckStore"]
+__all__ = [
+    "ACCESS_CACHE_SIZE",
+    "Access",
+    "BadCursorError",
+    "SqlCheckStore",
+    "summary_of",
+]
 
 #: Checks whose credentials a process keeps in memory (a few hundred bytes each).
 ACCESS_CACHE_SIZE = 10_000
@@ -47,6 +57,9 @@ _CHECKS = cast("sa.Table", CheckRow.__table__)
 _ACTIONS = cast("sa.Table", ActionRow.__table__)
 _EVENTS = cast("sa.Table", EventRow.__table__)
 _KEYS = cast("sa.Table", IdempotencyRow.__table__)
+_ACCESS = cast("sa.Table", AccessRow.__table__)
+#: The token digest column of each role a GM may re-issue.
+_TOKEN_COLUMNS = {"player": "player_token_sha256", "spectator": "spectator_token_sha256"}
 
 #: Compare and advance: the row moves to the new version only from the expected one.
 _ADVANCE = (
@@ -88,6 +101,40 @@ class Access:
         self.gm_key_sha256 = gm
 
 
+#: What a summary of a check carries, read from the check's newest view (``CheckView.to_dict``);
+#: keys a view lacks (an older check, a server without tiers) are null.
+_SUMMARY_KEYS = (
+    "check_id", "game", "params", "label", "character", "status", "version", "moves_made",
+    "degree", "tier", "tier_text", "created_at", "updated_at",
+)  # fmt: skip
+
+
+def summary_of(view: Mapping[str, Any]) -> dict[str, Any]:
+    """What the GM's list shows of a check, from its view's JSON (which holds no hidden card)."""
+    return {key: view.get(key) for key in _SUMMARY_KEYS}
+
+
+class BadCursorError(ValueError):
+    """A listing cursor this server did not write."""
+
+
+def _encode_cursor(created_at: datetime, check_id: str) -> str:
+    raw = json.dumps([created_at.isoformat(), check_id], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        at, check_id = json.loads(raw)
+        when = datetime.fromisoformat(at)
+        if not isinstance(check_id, str) or when.tzinfo is None:
+            raise ValueError(cursor)
+    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
+        raise BadCursorError(cursor) from None
+    return when, check_id
+
+
 class SqlCheckStore:
     """Checks in SQL tables (SQLite or PostgreSQL), safe to use from many threads."""
 
@@ -103,6 +150,8 @@ class SqlCheckStore:
         )
         self._access_cache: OrderedDict[str, Access] = OrderedDict()
         self._access_lock = threading.Lock()
+        #: Counts evictions: a read that began before one is not cached (it may be stale).
+        self._access_generation = 0
 
     @contextmanager
     def _transaction(self) -> Iterator[Session]:
@@ -252,13 +301,16 @@ class SqlCheckStore:
                 )
             )
 
-    def access(self, check_id: str) -> Access | None:
-        """A check's credentials (cached: they never change once written)."""
+    def access(self, check_id: str, *, fresh: bool = False) -> Access | None:
+        """A check's credentials, cached (a re-issue in this process replaces the cached entry;
+        one in another process evicts it through :meth:`forget_access`). ``fresh`` reads the
+        database whatever the cache holds."""
         with self._access_lock:
-            cached = self._access_cache.get(check_id)
+            cached = None if fresh else self._access_cache.get(check_id)
             if cached is not None:
                 self._access_cache.move_to_end(check_id)
                 return cached
+            generation = self._access_generation
         with self._reading() as session:
             row = session.get(AccessRow, check_id)
             if row is None:
@@ -267,10 +319,105 @@ class SqlCheckStore:
                 row.check_id, row.player_token_sha256, row.spectator_token_sha256, row.gm_key_sha256
             )
         with self._access_lock:
+            if generation != self._access_generation:
+                return found  # a token changed meanwhile: what was read may be the old one
             self._access_cache[check_id] = found
             while len(self._access_cache) > ACCESS_CACHE_SIZE:
                 self._access_cache.popitem(last=False)
         return found
+
+    def forget_access(self, check_id: str) -> None:
+        """Drop a check's cached credentials (another process re-issued one of its tokens)."""
+        with self._access_lock:
+            self._access_cache.pop(check_id, None)
+            self._access_generation += 1
+
+    def rotate_token(self, check_id: str, role: str, digest: str) -> bool:
+        """Replace the digest of a check's ``role`` token (``player`` or ``spectator``): from
+        the commit on, the old token reaches nothing. False if the check has no credentials."""
+        column = _TOKEN_COLUMNS[role]
+        with self._transaction() as session:
+            changed = session.execute(
+                sa.update(_ACCESS).where(_ACCESS.c.check_id == check_id).values({column: digest})
+            )
+            found = bool(getattr(changed, "rowcount", 0))
+        self.forget_access(check_id)
+        return found
+
+    # -- the GM's list ----------------------------------------------------------------------------
+    def list_checks(
+        self,
+        gm_key_sha256: str,
+        *,
+        status: str | None = None,
+        label: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """The summaries of the checks created with this GM key, newest first, and the cursor
+        of the next page (None on the last). ``label`` keeps the checks whose label or
+        character contains it (ignoring case); :class:`BadCursorError` for a foreign cursor."""
+        query = self._owned(gm_key_sha256)
+        if status is not None:
+            query = query.where(_CHECKS.c.status == status)
+        if label:
+            needle = label.lower()
+            query = query.where(
+                sa.or_(
+                    sa.func.lower(CheckRow.config["label"].as_string()).contains(
+                        needle, autoescape=True
+                    ),
+                    sa.func.lower(CheckRow.config["character"].as_string()).contains(
+                        needle, autoescape=True
+                    ),
+                )
+            )
+        if cursor is not None:
+            when, after_id = _decode_cursor(cursor)
+            query = query.where(
+                sa.or_(
+                    _CHECKS.c.created_at < when,
+                    sa.and_(_CHECKS.c.created_at == when, _CHECKS.c.id < after_id),
+                )
+            )
+        query = query.order_by(_CHECKS.c.created_at.desc(), _CHECKS.c.id.desc()).limit(limit + 1)
+        with self._engine.connect() as conn:
+            rows = conn.execute(query).all()
+        more = len(rows) > limit
+        rows = rows[:limit]
+        found = [summary_of(row.payload["view"]) for row in rows]
+        last = rows[-1] if rows and more else None
+        return found, None if last is None else _encode_cursor(last.created_at, last.id)
+
+    def changed_since(
+        self, gm_key_sha256: str, since: datetime, limit: int = 1000
+    ) -> list[dict[str, Any]]:
+        """The summaries of this GM's checks changed at or after ``since``, oldest change
+        first (a live list resuming after a lost connection)."""
+        query = (
+            self._owned(gm_key_sha256)
+            .where(_CHECKS.c.updated_at >= since)
+            .order_by(_CHECKS.c.updated_at, _CHECKS.c.id)
+            .limit(limit)
+        )
+        with self._engine.connect() as conn:
+            return [summary_of(row.payload["view"]) for row in conn.execute(query)]
+
+    @staticmethod
+    def _owned(gm_key_sha256: str) -> sa.Select[Any]:
+        """The GM's checks with the payload of each one's newest event (which holds its view)."""
+        return (
+            sa.select(_CHECKS.c.id, _CHECKS.c.created_at, _EVENTS.c.payload)
+            .join(_ACCESS, _ACCESS.c.check_id == _CHECKS.c.id)
+            .join(
+                _EVENTS,
+                sa.and_(
+                    _EVENTS.c.check_id == _CHECKS.c.id,
+                    _EVENTS.c.sequence == _CHECKS.c.last_sequence,
+                ),
+            )
+            .where(_ACCESS.c.gm_key_sha256 == gm_key_sha256)
+        )
 
     # -- helpers ----------------------------------------------------------------------------------
     @staticmethod

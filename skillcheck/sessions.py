@@ -192,6 +192,8 @@ class CheckConfig:
     unwinnable_max_states: int = DEFAULT_UNWINNABLE_MAX_STATES
     label: str | None = None
     metadata: dict[str, Any] = field(factory=dict)
+    #: The character making the check ("Mira"), checked text like the label.
+    character: str | None = None
 
     def build_game(self) -> Game[Any]:
         game: Game[Any] = game_from_params(self.game, self.params)
@@ -205,6 +207,7 @@ class CheckConfig:
             "unwinnable_max_states": self.unwinnable_max_states,
             "label": self.label,
             "metadata": _plain(self.metadata, "metadata"),
+            "character": self.character,
         }
 
 
@@ -323,6 +326,7 @@ class CheckView:
     cancel_reason: str | None
     created_at: datetime
     updated_at: datetime
+    character: str | None = None
 
     @property
     def is_over(self) -> bool:
@@ -360,6 +364,7 @@ class CheckView:
             "cancel_reason": self.cancel_reason,
             "created_at": self.created_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
+            "character": self.character,
         }
 
 
@@ -797,6 +802,7 @@ class SessionService:
         label: str | None = None,
         metadata: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
+        character: str | None = None,
     ) -> CreatedCheck:
         """Create a check and commit to its deal.
 
@@ -821,8 +827,12 @@ class SessionService:
             )
         if label is not None:
             _check_text(label, "label", MAX_LABEL)
+        if character is not None:
+            _check_text(character, "character", MAX_LABEL)
         meta = _plain(dict(metadata or {}), "metadata")
-        config = CheckConfig(name, normalized, end_when_lost, unwinnable_max_states, label, meta)
+        config = CheckConfig(
+            name, normalized, end_when_lost, unwinnable_max_states, label, meta, character=character
+        )
 
         idempotency: IdempotencyRecord | None = None
         fingerprint = ""
@@ -1239,6 +1249,7 @@ class SessionService:
             cancel_reason=live.cancel_reason,
             created_at=stored.created_at,
             updated_at=updated_at,
+            character=stored.config.character,
         )
 
     def _revealed(self, stored: StoredCheck, live: _Live, status: CheckStatus) -> RevealedRecord:

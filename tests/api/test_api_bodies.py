@@ -20,7 +20,7 @@ from litestar.testing import TestClient
 from skillcheck.engine import GAMES
 
 #: Answers that are not JSON documents of their own (the event stream, the page's assets).
-NOT_JSON = {("get", "/v1/checks/{check_id}/stream")}
+NOT_JSON = {("get", "/v1/checks/{check_id}/stream"), ("get", "/v1/checks/stream")}
 #: Routes of the player's page module (api/pages.py), typed by its own owner.
 PAGE_ROUTES = {"/v1/cards", "/v1/decks/{deck}"}
 

@@ -1,0 +1,1096 @@
+// The GM's page (docs/gm-page.md): sign in with a GM key (kept in this tab's sessionStorage,
+// never in a URL), create checks from each game's parameters with the odds beside the form,
+// hand out the player's and the spectators' links (copy, QR code, re-issue), and follow the
+// GM's checks live: cancel them, watch them, and check a finished check's commitment.
+// Only public endpoints of the API are used (docs/api.md). Nothing here names a game.
+
+import { ApiError, SseParser } from "./api.js";
+import { qrSvg } from "./qr.js";
+
+const root = document.documentElement.dataset.root || "";
+const KEY_STORE = "skillcheck.gm.key";
+const LINK_STORE = "skillcheck.gm.links";
+const ODDS_DELAY_MS = 350;
+const PAGE_SIZE = 50;
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  key: null,
+  games: new Map(), // name -> summary (title, parameters)
+  details: new Map(), // name -> GET /v1/games/{name}
+  calibrates: new Map(), // name -> whether the server offers GET /v1/calibrate for it
+  game: null,
+  checks: new Map(), // check id -> { summary, item }
+  cursor: null,
+  feed: null,
+  odds: null, // the AbortController of the odds being fetched
+  announced: new Set(), // checks whose end was announced
+};
+
+// ---- talking to the API ----------------------------------------------------------------------
+
+/** A request with the GM key; answers { response, data } for any status. */
+async function call(method, path, { body, signal, headers = {} } = {}) {
+  const init = {
+    method,
+    headers: { Accept: "application/json", ...headers },
+    cache: "no-store",
+    credentials: "omit",
+    referrerPolicy: "no-referrer",
+    signal,
+  };
+  if (state.key) init.headers.Authorization = `Bearer ${state.key}`;
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(`${root}${path}`, init);
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
+    throw new ApiError(0, {
+      title: "No connection.",
+      detail: "The server could not be reached; check the connection and try again.",
+    });
+  }
+  const text = await response.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  return { response, data };
+}
+
+/** A request that must succeed (2xx): its JSON, or an ApiError. */
+async function api(method, path, options) {
+  const { response, data } = await call(method, path, options);
+  if (!response.ok) throw new ApiError(response.status, data);
+  return data;
+}
+
+const sleep = (ms, signal) =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+function retryAfter(response, fallback = 1) {
+  const seconds = Number.parseFloat(response.headers.get("retry-after") || "");
+  return Math.min(Math.max(Number.isFinite(seconds) ? seconds : fallback, 0.5), 30);
+}
+
+/** GET a computation that may answer 202 (running: poll) or 429 (queue full: wait), with
+ * progress reported to onProgress(text, fraction|null). */
+async function computed(path, signal, onProgress) {
+  for (;;) {
+    const { response, data } = await call("GET", path, { signal });
+    if (response.status === 202) {
+      const done = Number(data?.done) || 0;
+      const total = Number(data?.total) || 0;
+      onProgress(
+        total ? `Working it out: ${done} of ${total} test deals played…` : "Working it out…",
+        total ? done / total : null,
+      );
+      await sleep(retryAfter(response) * 1000, signal);
+    } else if (response.status === 429) {
+      const wait = retryAfter(response, 5);
+      onProgress(`The server is busy with other odds; trying again in ${Math.ceil(wait)} s…`, null);
+      await sleep(wait * 1000, signal);
+    } else if (!response.ok) {
+      throw new ApiError(response.status, data);
+    } else {
+      return data;
+    }
+    if (signal?.aborted) throw new DOMException("aborted", "AbortError");
+  }
+}
+
+// ---- small helpers ---------------------------------------------------------------------------
+
+function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === "class") node.className = value;
+    else if (name === "text") node.textContent = value;
+    else node.setAttribute(name, value === true ? "" : String(value));
+  }
+  node.append(...children.filter((c) => c !== null && c !== undefined));
+  return node;
+}
+
+function announce(text) {
+  const region = $("announce");
+  region.textContent = "";
+  setTimeout(() => {
+    region.textContent = text;
+  }, 50);
+}
+
+function percent(rate) {
+  return rate === null || rate === undefined ? "—" : `${Math.round(rate * 100)}\u00a0%`;
+}
+
+function humanName(name) {
+  const words = String(name).replace(/_/g, " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function problemText(error) {
+  if (!(error instanceof ApiError)) return String(error?.message || error);
+  return error.detail || error.title;
+}
+
+function playLink(checkId, token) {
+  return `${location.origin}${root}/play/${encodeURIComponent(checkId)}#token=${token}`;
+}
+
+function links() {
+  try {
+    return JSON.parse(sessionStorage.getItem(LINK_STORE) || "{}");
+  } catch {
+    return {};
+  }
+}
+
+function remember(checkId, fields) {
+  const all = links();
+  all[checkId] = { ...(all[checkId] || {}), ...fields };
+  sessionStorage.setItem(LINK_STORE, JSON.stringify(all));
+}
+
+const STATUS_WORDS = {
+  in_progress: "In progress",
+  won: "Succeeded",
+  lost: "Failed",
+  cancelled: "Cancelled",
+};
+
+// ---- signing in ------------------------------------------------------------------------------
+
+async function signIn(key, { quiet = false } = {}) {
+  state.key = key;
+  const problem = $("signin-problem");
+  problem.textContent = "";
+  let response;
+  try {
+    ({ response } = await call("GET", "/v1/checks?limit=1"));
+  } catch (error) {
+    state.key = null;
+    showSignIn(problemText(error));
+    return;
+  }
+  if (!response.ok) {
+    state.key = null;
+    sessionStorage.removeItem(KEY_STORE);
+    showSignIn(
+      quiet
+        ? ""
+        : response.status === 403 || response.status === 401
+          ? "That is not a GM key of this server. Check it and try again."
+          : `The server answered ${response.status}; try again.`,
+    );
+    return;
+  }
+  sessionStorage.setItem(KEY_STORE, key);
+  $("signin").hidden = true;
+  $("app").hidden = false;
+  $("sign-out").hidden = false;
+  await loadGames();
+  startFeed();
+  await loadChecks();
+}
+
+function showSignIn(message = "") {
+  $("app").hidden = true;
+  $("sign-out").hidden = true;
+  $("signin").hidden = false;
+  $("signin-problem").textContent = message;
+  $("gm-key").value = "";
+  $("gm-key").focus();
+}
+
+function signOut() {
+  state.feed?.stop();
+  state.feed = null;
+  state.key = null;
+  sessionStorage.removeItem(KEY_STORE);
+  sessionStorage.removeItem(LINK_STORE);
+  state.checks.clear();
+  $("check-list").replaceChildren();
+  $("created").hidden = true;
+  showSignIn("You are signed out.");
+}
+
+// ---- the form from the game's parameters -----------------------------------------------------
+
+async function loadGames() {
+  const select = $("game");
+  if (state.games.size) return;
+  const list = await api("GET", "/v1/games");
+  for (const game of list.games) {
+    state.games.set(game.name, game);
+    select.append(el("option", { value: game.name, text: game.title }));
+  }
+  if (list.games.length) await chooseGame(list.games[0].name);
+}
+
+function valueAt(object, path) {
+  let value = object;
+  for (const part of path) {
+    if (value === null || typeof value !== "object" || !(part in value)) return undefined;
+    value = value[part];
+  }
+  return value;
+}
+
+function fieldFor(spec, initial) {
+  const id = `param-${spec.name}`;
+  const hintId = `${id}-hint`;
+  const wrap = el("div", { class: "field", "data-param": spec.name });
+  const label = el("label", { for: id, text: humanName(spec.name) });
+  const hint = el("p", { id: hintId, class: "hint", text: spec.help });
+  let control;
+  if (spec.kind === "bool" && !spec.optional) {
+    control = el("input", { id, type: "checkbox", "aria-describedby": hintId });
+    control.checked = initial === undefined || initial === null ? Boolean(spec.default) : initial;
+    wrap.classList.add("check-field");
+    wrap.append(control, label, hint);
+    return wrap;
+  }
+  if (spec.kind === "bool") {
+    control = el("select", { id, "aria-describedby": hintId });
+    control.append(
+      el("option", { value: "", text: "The game's default" }),
+      el("option", { value: "true", text: "Yes" }),
+      el("option", { value: "false", text: "No" }),
+    );
+    control.value = initial === true ? "true" : initial === false ? "false" : "";
+  } else if (spec.kind === "choice") {
+    control = el("select", { id, "aria-describedby": hintId });
+    if (spec.optional) control.append(el("option", { value: "", text: "None" }));
+    for (const choice of spec.choices || []) {
+      control.append(el("option", { value: choice, text: humanName(choice) }));
+    }
+    const start = initial ?? spec.default;
+    control.value = start === null || start === undefined ? "" : String(start);
+  } else if (spec.kind === "int") {
+    control = el("input", {
+      id,
+      type: "number",
+      inputmode: "numeric",
+      step: 1,
+      min: spec.minimum,
+      max: spec.maximum,
+      placeholder: spec.optional ? "None" : null,
+      "aria-describedby": hintId,
+    });
+    const start = initial ?? spec.default;
+    control.value = start === null || start === undefined ? "" : String(start);
+  } else {
+    control = el("input", {
+      id,
+      autocomplete: "off",
+      spellcheck: "false",
+      placeholder: "Card codes",
+      "aria-describedby": hintId,
+    });
+    const start = initial ?? spec.default;
+    control.value = Array.isArray(start) ? start.join(" ") : "";
+  }
+  wrap.append(label, control, hint);
+  return wrap;
+}
+
+async function chooseGame(name) {
+  state.game = name;
+  $("game").value = name;
+  let detail = state.details.get(name);
+  if (!detail) {
+    detail = await api("GET", `/v1/games/${encodeURIComponent(name)}`);
+    state.details.set(name, detail);
+  }
+  $("game-summary").textContent = detail.summary;
+  const example = detail.examples?.[0]?.params || {};
+  const fields = $("param-fields");
+  fields.replaceChildren(...detail.parameters.map((spec) => fieldFor(spec, valueAt(example, spec.path))));
+  probeCalibrate(name);
+  scheduleOdds();
+}
+
+/** The form's values: { params (nested, as POST /v1/checks takes them), flat (as GET /v1/odds
+ * takes them) }, or { error, spec } for a value that is not allowed. */
+function readParams() {
+  const detail = state.details.get(state.game);
+  const params = {};
+  const flat = {};
+  for (const spec of detail.parameters) {
+    const control = $(`param-${spec.name}`);
+    let value;
+    if (spec.kind === "bool" && !spec.optional) value = control.checked;
+    else if (spec.kind === "bool") value = control.value === "" ? null : control.value === "true";
+    else if (spec.kind === "int") {
+      const text = control.value.trim();
+      if (text === "") value = null;
+      else if (!/^-?\d+$/.test(text)) {
+        return { error: `${humanName(spec.name)} must be a whole number.`, spec };
+      } else value = Number.parseInt(text, 10);
+      if (value === null && !spec.optional) {
+        return { error: `${humanName(spec.name)} is needed.`, spec };
+      }
+    } else if (spec.kind === "cards") {
+      const codes = control.value.replace(/,/g, " ").split(/\s+/).filter(Boolean);
+      value = codes.length ? codes : null;
+    } else value = control.value === "" ? null : control.value;
+    if (value === null) continue;
+    let target = params;
+    spec.path.slice(0, -1).forEach((part) => {
+      target[part] = target[part] && typeof target[part] === "object" ? target[part] : {};
+      target = target[part];
+    });
+    target[spec.path[spec.path.length - 1]] = value;
+    flat[spec.name] = Array.isArray(value) ? value.join(" ") : String(value);
+  }
+  return { params, flat };
+}
+
+function markField(name) {
+  for (const node of document.querySelectorAll("[aria-invalid]")) node.removeAttribute("aria-invalid");
+  if (!name) return null;
+  const control = $(`param-${name}`) || (name === "label" ? $("check-label") : null) || $(name);
+  if (control) control.setAttribute("aria-invalid", "true");
+  return control;
+}
+
+// ---- odds and calibration --------------------------------------------------------------------
+
+let oddsTimer = null;
+
+function scheduleOdds() {
+  clearTimeout(oddsTimer);
+  oddsTimer = setTimeout(showOdds, ODDS_DELAY_MS);
+}
+
+function oddsProgress(text, fraction) {
+  $("odds-progress-line").hidden = false;
+  $("odds-progress-text").textContent = text;
+  const bar = $("odds-progress");
+  if (fraction === null) bar.removeAttribute("value");
+  else bar.value = fraction;
+}
+
+async function showOdds() {
+  state.odds?.abort();
+  const controller = new AbortController();
+  state.odds = controller;
+  const read = readParams();
+  const words = $("odds-words");
+  if (read.error) {
+    words.textContent = read.error;
+    return;
+  }
+  const query = new URLSearchParams({ game: state.game, ...read.flat });
+  words.textContent = "Working out the odds…";
+  $("odds").setAttribute("aria-busy", "true");
+  try {
+    const table = await computed(`/v1/odds?${query}`, controller.signal, oddsProgress);
+    if (controller.signal.aborted) return;
+    renderOdds(table);
+  } catch (error) {
+    if (error.name === "AbortError" || controller.signal.aborted) return;
+    words.textContent = `No odds for these choices: ${problemText(error)}`;
+    $("odds-table").tBodies[0].replaceChildren();
+  } finally {
+    if (state.odds === controller) {
+      $("odds").removeAttribute("aria-busy");
+      $("odds-progress-line").hidden = true;
+    }
+  }
+}
+
+function methodName(method) {
+  return method === "perfect" ? "Perfect play" : `A bot (“${method}”)`;
+}
+
+function renderOdds(table) {
+  const cells = Array.isArray(table?.cells) ? table.cells : [];
+  const body = $("odds-table").tBodies[0];
+  body.replaceChildren();
+  const rows = [];
+  let observed = null;
+  for (const cell of cells) {
+    if (Array.isArray(cell.profiles)) {
+      for (const p of cell.profiles) {
+        rows.push({ who: p.name, rate: p.rate, low: p.low, high: p.high, deals: p.deals, words: p.words });
+      }
+      observed = cell.observed || observed;
+    } else {
+      rows.push({
+        who: methodName(cell.method),
+        rate: cell.rate,
+        low: cell.ci95_low,
+        high: cell.ci95_high,
+        deals: cell.trials,
+        method: cell.method,
+      });
+    }
+  }
+  for (const row of rows) {
+    body.append(
+      el(
+        "tr",
+        {},
+        el("th", { scope: "row", text: row.who }),
+        el("td", { text: row.words ? `${percent(row.rate)} (${row.words})` : percent(row.rate) }),
+        el("td", { text: `${percent(row.low)} to ${percent(row.high)}` }),
+        el("td", { text: String(row.deals ?? "—") }),
+      ),
+    );
+  }
+  const words = $("odds-words");
+  if (typeof table?.summary === "string" && table.summary) {
+    words.textContent = table.summary.replace(/ %/g, "\u00a0%");
+  } else if (rows.length) {
+    const bots = rows.filter((r) => r.method && r.method !== "perfect");
+    const perfect = rows.find((r) => r.method === "perfect");
+    const parts = [];
+    if (bots.length) parts.push(`a bot player won ${percent(bots[0].rate)}`);
+    if (perfect) parts.push(`perfect play won ${percent(perfect.rate)}`);
+    words.textContent = `In ${rows[0].deals} test deals, ${parts.join(" and ")}.`;
+  } else {
+    words.textContent = "The server sent no odds for these choices.";
+  }
+  const seen = $("odds-observed");
+  if (observed && observed.checks) {
+    seen.textContent =
+      `Observed here: ${observed.successes} of ${observed.checks} finished checks with these ` +
+      `parameters succeeded (${percent(observed.rate)}).`;
+  } else {
+    seen.textContent = observed ? "No finished checks with these parameters on this server yet." : "";
+  }
+  $("odds-method").textContent =
+    "Each row is the share of test deals won, with the range it very likely lies in (95 %).";
+}
+
+async function probeCalibrate(name) {
+  const box = $("calibrate");
+  if (!state.calibrates.has(name)) {
+    let offered = false;
+    try {
+      const { response } = await call("GET", `/v1/calibrate?game=${encodeURIComponent(name)}`);
+      offered = response.status !== 404 && response.status !== 405;
+    } catch {
+      offered = false;
+    }
+    state.calibrates.set(name, offered);
+  }
+  box.hidden = !(state.calibrates.get(name) && state.game === name);
+}
+
+async function calibrate() {
+  const out = $("calibrate-result");
+  const read = readParams();
+  if (read.error) {
+    out.textContent = read.error;
+    return;
+  }
+  const flat = { ...read.flat };
+  const target = $("calibrate-target").value;
+  out.textContent = "Looking for the difficulty that gives that chance…";
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const query = new URLSearchParams({ game: state.game, target, profile: "casual", ...flat });
+    try {
+      const answer = await computed(`/v1/calibrate?${query}`, undefined, (text) => {
+        out.textContent = text;
+      });
+      const spec = state.details.get(state.game).parameters.find((p) => p.name === answer.parameter);
+      if (spec && answer.best !== undefined && answer.best !== null) {
+        const control = $(`param-${spec.name}`);
+        if (control) control.value = String(answer.best);
+        scheduleOdds();
+      }
+      const choices = (answer.choices || [])
+        .map((c) => `${humanName(answer.parameter)} ${c.value}: ${percent(c.rate)}${c.words ? ` (${c.words})` : ""}`)
+        .join("; ");
+      out.textContent =
+        `Set ${humanName(answer.parameter)} to ${answer.best} (now filled in).` +
+        (choices ? ` Nearby: ${choices}.` : "");
+      return;
+    } catch (error) {
+      const field = error instanceof ApiError ? error.problem?.field : null;
+      if (field && field in flat) {
+        delete flat[field]; // the parameter being calibrated: the server chooses it
+        continue;
+      }
+      out.textContent = `Cannot calibrate: ${problemText(error)}`;
+      return;
+    }
+  }
+}
+
+// ---- creating a check ------------------------------------------------------------------------
+
+async function createCheck(event) {
+  event.preventDefault();
+  const problem = $("create-problem");
+  problem.textContent = "";
+  markField(null);
+  const read = readParams();
+  if (read.error) {
+    problem.textContent = read.error;
+    markField(read.spec.name)?.focus();
+    return;
+  }
+  const body = { game: state.game, params: read.params };
+  const label = $("check-label").value.trim();
+  const character = $("character").value.trim();
+  if (label) body.label = label;
+  if (character) body.character = character;
+  const button = $("create-check");
+  button.disabled = true;
+  try {
+    const created = await api("POST", "/v1/checks", { body });
+    remember(created.check_id, {
+      player: created.player_token,
+      spectator: created.spectator_token,
+      commitment: created.commitment,
+    });
+    upsert(summaryOfView(created.view));
+    showCreated(created);
+  } catch (error) {
+    problem.textContent = `The check was not created: ${problemText(error)}`;
+    const field = error instanceof ApiError ? error.problem?.field : null;
+    const name = field ? String(field).split(".").pop() : null;
+    markField(name)?.focus();
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function summaryOfView(view) {
+  const keys = ["check_id", "game", "params", "label", "character", "status", "version",
+    "moves_made", "degree", "tier", "tier_text", "created_at", "updated_at"];
+  return Object.fromEntries(keys.map((k) => [k, view[k] ?? null]));
+}
+
+function showCreated(created) {
+  const view = created.view;
+  const panel = $("created");
+  const what = view.label ? `“${view.label}”` : "The check";
+  $("created-what").textContent =
+    `${what}${view.character ? ` for ${view.character}` : ""} is ready. ` +
+    "Give the player their link; anyone with the spectators' link can watch.";
+  $("created-links").replaceChildren(
+    linkBlock(created.check_id, "player", "created"),
+    linkBlock(created.check_id, "spectator", "created"),
+  );
+  panel.hidden = false;
+  panel.focus();
+  announce(`${what} is ready. Its links are below.`);
+}
+
+// ---- links: copy, QR code, re-issue ----------------------------------------------------------
+
+const ROLE_WORDS = {
+  player: { title: "Player's link", hint: "Only the player should have it: it lets them play." },
+  spectator: { title: "Spectators' link", hint: "Anyone with it can watch, not play." },
+};
+
+function linkBlock(checkId, role, where) {
+  const id = `${where}-${role}-${checkId}`;
+  const known = links()[checkId]?.[role];
+  const box = el("div", { class: "link", "data-role": role });
+  const input = el("input", { id: `${id}-url`, readonly: true, class: "link-url", "aria-describedby": `${id}-hint` });
+  const status = el("p", { class: "hint link-status", role: "status" });
+  const copy = el("button", { type: "button", class: "small copy", text: "Copy" });
+  const qr = el("button", { type: "button", class: "small show-qr", "aria-expanded": "false", "aria-controls": `${id}-qr`, text: "QR code" });
+  const renew = el("button", { type: "button", class: "small renew", text: "New link" });
+  const figure = el("figure", { id: `${id}-qr`, class: "qr-box", hidden: true });
+  const show = (token) => {
+    input.value = token ? playLink(checkId, token) : "";
+    input.placeholder = token ? "" : "Not known on this page: make a new link";
+    copy.hidden = qr.hidden = !token;
+    figure.hidden = true;
+    qr.setAttribute("aria-expanded", "false");
+  };
+  show(known);
+  copy.addEventListener("click", async () => {
+    const text = input.value;
+    let done = false;
+    try {
+      await navigator.clipboard.writeText(text);
+      done = true;
+    } catch {
+      input.select();
+      done = document.execCommand?.("copy") ?? false;
+    }
+    status.textContent = done ? "Copied." : "Select the link and copy it.";
+  });
+  qr.addEventListener("click", () => {
+    const open = figure.hidden;
+    figure.hidden = !open;
+    qr.setAttribute("aria-expanded", String(open));
+    if (open) {
+      figure.replaceChildren(
+        qrSvg(input.value, `QR code of the ${ROLE_WORDS[role].title.toLowerCase()}`),
+        el("figcaption", { text: `Scan it with a phone to open the ${role === "player" ? "player's page" : "view"}.` }),
+      );
+    }
+  });
+  renew.addEventListener("click", async () => {
+    const really = window.confirm(
+      `Make a new ${ROLE_WORDS[role].title.toLowerCase()}? The old one stops working at once.`,
+    );
+    if (!really) return;
+    try {
+      const answer = await api("POST", `/v1/checks/${encodeURIComponent(checkId)}/tokens/${role}`);
+      remember(checkId, { [role]: answer.token });
+      show(answer.token);
+      refreshLinks(checkId);
+      status.textContent = "New link made: the old one no longer works.";
+    } catch (error) {
+      status.textContent = `No new link: ${problemText(error)}`;
+    }
+  });
+  box.append(
+    el("label", { for: `${id}-url`, text: ROLE_WORDS[role].title }),
+    el("div", { class: "link-row" }, input, copy, qr, renew),
+    el("p", { id: `${id}-hint`, class: "hint", text: ROLE_WORDS[role].hint }),
+    status,
+    figure,
+  );
+  box.refresh = () => show(links()[checkId]?.[role]);
+  return box;
+}
+
+/** After a re-issue: every other link block of the check shows the new link. */
+function refreshLinks(checkId) {
+  for (const box of document.querySelectorAll(".link")) {
+    if (box.closest(`[data-check="${CSS.escape(checkId)}"]`) || box.closest("#created")) {
+      box.refresh?.();
+    }
+  }
+  state.checks.get(checkId)?.update();
+}
+
+// ---- the list of checks ----------------------------------------------------------------------
+
+function filters() {
+  return { status: $("filter-status").value, label: $("filter-label").value.trim() };
+}
+
+function matches(summary) {
+  const { status, label } = filters();
+  if (status && summary.status !== status) return false;
+  if (label) {
+    const text = `${summary.label || ""}\n${summary.character || ""}`.toLowerCase();
+    if (!text.includes(label.toLowerCase())) return false;
+  }
+  return true;
+}
+
+async function loadChecks({ more = false } = {}) {
+  const { status, label } = filters();
+  const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
+  if (status) query.set("status", status);
+  if (label) query.set("label", label);
+  if (more && state.cursor) query.set("cursor", state.cursor);
+  $("list-problem").textContent = "";
+  try {
+    const page = await api("GET", `/v1/checks?${query}`);
+    // What the live list brought while the page was on its way may be newer than the page.
+    const before = more ? new Map() : new Map(state.checks);
+    if (!more) {
+      state.checks.clear();
+      $("check-list").replaceChildren();
+    }
+    for (const summary of page.checks) {
+      const live = before.get(summary.check_id)?.summary;
+      upsert(live && live.version > summary.version ? live : summary, { append: true });
+      before.delete(summary.check_id);
+    }
+    const oldest = page.checks[page.checks.length - 1]?.created_at || "";
+    for (const { summary } of before.values()) {
+      if (!page.next_cursor || summary.created_at >= oldest) upsert(summary);
+    }
+    state.cursor = page.next_cursor;
+    $("more").hidden = !page.next_cursor;
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+      signOut();
+      return;
+    }
+    $("list-problem").textContent = `Cannot list your checks: ${problemText(error)}`;
+  }
+  $("list-empty").hidden = state.checks.size > 0;
+}
+
+/** Show a summary (newer versions replace older ones). */
+function upsert(summary, { append = false } = {}) {
+  const known = state.checks.get(summary.check_id);
+  if (known && known.summary.version >= summary.version) return false;
+  if (!matches(summary)) {
+    if (known) {
+      known.item.remove();
+      state.checks.delete(summary.check_id);
+    }
+    return false;
+  }
+  if (known) {
+    known.summary = summary;
+    known.update();
+    return true;
+  }
+  const entry = checkItem(summary);
+  state.checks.set(summary.check_id, entry);
+  const list = $("check-list");
+  if (append) list.append(entry.item);
+  else {
+    const later = [...list.children].find(
+      (li) => (state.checks.get(li.dataset.check)?.summary.created_at || "") < summary.created_at,
+    );
+    list.insertBefore(entry.item, later || null);
+  }
+  $("list-empty").hidden = true;
+  return true;
+}
+
+function resultWords(s) {
+  if (s.status === "in_progress") return null;
+  if (s.status === "cancelled") return "no result";
+  const tier = s.tier_text || (s.status === "won" ? "Success" : "Failure");
+  return s.degree === null || s.degree === undefined ? tier : `${tier} (degree ${s.degree > 0 ? "+" : ""}${s.degree})`;
+}
+
+function checkItem(summary) {
+  const id = summary.check_id;
+  const entry = { summary };
+  const title = el("h3", { class: "check-title" });
+  const status = el("span", { class: "status" });
+  const moves = el("span", { class: "moves" });
+  const result = el("span", { class: "result-words" });
+  const game = el("p", { class: "hint check-game" });
+  const linksButton = el("button", { type: "button", class: "small", "aria-expanded": "false", text: "Links" });
+  const watch = el("a", { class: "button small watch", target: "_blank", rel: "noopener noreferrer", text: "Watch" });
+  const watchNew = el("button", { type: "button", class: "small watch-new", text: "Watch" });
+  const cancel = el("button", { type: "button", class: "small danger cancel", text: "Cancel…" });
+  const recordButton = el("button", { type: "button", class: "small record-button", "aria-expanded": "false", text: "Record" });
+  const linksPanel = el("div", { class: "links-panel", hidden: true });
+  const recordPanel = el("div", { class: "record-panel", hidden: true, "aria-live": "polite" });
+  const item = el(
+    "li",
+    { class: "check", "data-check": id },
+    title,
+    el("p", { class: "check-state" }, status, moves, result),
+    game,
+    el("div", { class: "actions" }, linksButton, watch, watchNew, cancel, recordButton),
+    linksPanel,
+    recordPanel,
+  );
+  entry.item = item;
+  entry.update = () => {
+    const s = entry.summary;
+    item.dataset.state = s.status;
+    title.textContent = s.label || "A check";
+    if (s.character) title.append(el("span", { class: "character", text: ` · ${s.character}` }));
+    status.textContent = STATUS_WORDS[s.status] || s.status;
+    status.dataset.status = s.status;
+    moves.textContent = ` · ${s.moves_made} ${s.moves_made === 1 ? "move" : "moves"}`;
+    const words = resultWords(s);
+    result.textContent = words ? ` · ${words}` : "";
+    result.dataset.tier = s.tier || "";
+    const when = new Date(s.created_at);
+    game.textContent = `${state.games.get(s.game)?.title || s.game} · made ${when.toLocaleString()}`;
+    const spectator = links()[id]?.spectator;
+    watch.hidden = !spectator;
+    watchNew.hidden = Boolean(spectator);
+    if (spectator) watch.href = playLink(id, spectator);
+    watch.setAttribute("aria-label", `Watch ${s.label || "the check"} (opens a new tab)`);
+    cancel.hidden = s.status !== "in_progress";
+    recordButton.hidden = s.status === "in_progress";
+    if (s.status !== "in_progress" && !recordPanel.hidden && !recordPanel.dataset.loaded) showRecord();
+  };
+  linksButton.addEventListener("click", () => {
+    const open = linksPanel.hidden;
+    linksPanel.hidden = !open;
+    linksButton.setAttribute("aria-expanded", String(open));
+    if (open && !linksPanel.childElementCount) {
+      linksPanel.append(linkBlock(id, "player", "list"), linkBlock(id, "spectator", "list"));
+    }
+  });
+  watchNew.addEventListener("click", async () => {
+    const really = window.confirm(
+      "This page does not know the spectators' link of this check. Make a new one and open it? " +
+        "An older spectators' link stops working.",
+    );
+    if (!really) return;
+    const opened = window.open("about:blank", "_blank");
+    try {
+      const answer = await api("POST", `/v1/checks/${encodeURIComponent(id)}/tokens/spectator`);
+      remember(id, { spectator: answer.token });
+      refreshLinks(id);
+      if (opened) {
+        opened.opener = null;
+        opened.location.href = playLink(id, answer.token);
+      }
+    } catch (error) {
+      opened?.close();
+      announce(`No spectators' link: ${problemText(error)}`);
+    }
+  });
+  cancel.addEventListener("click", () => askCancel(entry));
+  async function showRecord() {
+    recordPanel.dataset.loaded = "1";
+    recordPanel.replaceChildren(el("p", { text: "Loading the record…" }));
+    try {
+      const record = await api("GET", `/v1/checks/${encodeURIComponent(id)}/record`);
+      recordPanel.replaceChildren(await recordView(record, links()[id]?.commitment));
+    } catch (error) {
+      delete recordPanel.dataset.loaded;
+      recordPanel.replaceChildren(el("p", { class: "problem-text", text: `No record: ${problemText(error)}` }));
+    }
+  }
+  recordButton.addEventListener("click", () => {
+    const open = recordPanel.hidden;
+    recordPanel.hidden = !open;
+    recordButton.setAttribute("aria-expanded", String(open));
+    if (open && !recordPanel.dataset.loaded) showRecord();
+  });
+  entry.update();
+  return entry;
+}
+
+// ---- the revealed record and its commitment --------------------------------------------------
+
+/** Canonical JSON (docs/sessions.md#the-commitment): keys sorted at every level, no spaces. */
+export function canonicalJson(value) {
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const keys = Object.keys(value).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(",")}}`;
+}
+
+async function sha256Hex(text) {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function recordView(record, published) {
+  const game = record.record;
+  const box = el("div", { class: "record-view" });
+  const verdict = el("p", { class: "verdict", role: "status" });
+  if (!crypto.subtle) {
+    verdict.textContent =
+      "This page cannot check the commitment here (the browser allows it only over HTTPS). " +
+      "Use skillcheck verify on the downloaded record.";
+  } else {
+    const preimage = canonicalJson({ game: game.game, params: game.params, seed: game.seed, salt: record.salt });
+    const actual = await sha256Hex(preimage);
+    const same = actual === String(record.commitment).toLowerCase();
+    const asPublished = published === undefined || published === record.commitment;
+    if (same && asPublished) {
+      verdict.textContent =
+        "Commitment verified: this deal is the one fixed when the check was made." +
+        (published ? " It matches the commitment this page saw at creation." : "");
+      verdict.dataset.verified = "true";
+    } else {
+      verdict.textContent = same
+        ? "Does not match: the record is not the one whose commitment this page saw at creation."
+        : "Does not match: the revealed deal does not hash to the commitment.";
+      verdict.dataset.verified = "false";
+    }
+  }
+  const download = el("a", { download: `record-${record.check_id}.json`, text: "Download the record (JSON)" });
+  download.href = URL.createObjectURL(new Blob([JSON.stringify(record, null, 2)], { type: "application/json" }));
+  const outcome = game.outcome ? game.outcome.summary : "No outcome: the check was cancelled.";
+  box.append(
+    verdict,
+    el("p", { text: outcome }),
+    el(
+      "details",
+      {},
+      el("summary", { text: "Details" }),
+      el(
+        "dl",
+        { class: "facts" },
+        el("div", {}, el("dt", { text: "Seed" }), el("dd", { text: String(game.seed) })),
+        el("div", {}, el("dt", { text: "Salt" }), el("dd", {}, el("code", { text: record.salt }))),
+        el("div", { class: "wide" }, el("dt", { text: "Commitment" }), el("dd", {}, el("code", { text: record.commitment }))),
+        el("div", {}, el("dt", { text: "Moves" }), el("dd", { text: (game.moves || []).join(" ") || "none" })),
+        record.cancel_reason
+          ? el("div", {}, el("dt", { text: "Why cancelled" }), el("dd", { text: record.cancel_reason }))
+          : null,
+      ),
+      el("p", {}, download, document.createTextNode(" — check it yourself with "), el("code", { text: "skillcheck verify" }), document.createTextNode(".")),
+    ),
+  );
+  return box;
+}
+
+// ---- cancelling ------------------------------------------------------------------------------
+
+function askCancel(entry) {
+  const dialog = $("cancel-dialog");
+  $("cancel-what").textContent = entry.summary.label ? `“${entry.summary.label}”` : "";
+  $("cancel-reason").value = "";
+  dialog.returnValue = "";
+  dialog.onclose = async () => {
+    if (dialog.returnValue !== "cancel") return;
+    const reason = $("cancel-reason").value.trim();
+    try {
+      const view = await api("POST", `/v1/checks/${encodeURIComponent(entry.summary.check_id)}/cancel`, {
+        body: reason ? { reason } : {},
+      });
+      upsert(summaryOfView(view));
+      announce(`${entry.summary.label || "The check"} is cancelled.`);
+    } catch (error) {
+      announce(`Not cancelled: ${problemText(error)}`);
+      $("list-problem").textContent = `Not cancelled: ${problemText(error)}`;
+    }
+    entry.item.querySelector(".record-button")?.focus();
+  };
+  dialog.showModal();
+}
+
+// ---- the live list ---------------------------------------------------------------------------
+
+class ListFeed {
+  constructor(onSummary, onMode) {
+    this.onSummary = onSummary;
+    this.onMode = onMode;
+    this.lastId = null;
+    this.controller = new AbortController();
+    this.stopped = false;
+  }
+
+  stop() {
+    this.stopped = true;
+    this.controller.abort();
+  }
+
+  async run() {
+    let failures = 0;
+    while (!this.stopped) {
+      const result = await this.once();
+      if (this.stopped) return;
+      if (result === "refused") {
+        this.onMode("stopped");
+        return;
+      }
+      failures = result === "failed" ? failures + 1 : 0;
+      this.onMode("retrying");
+      await sleep(Math.min(1000 * 2 ** failures, 15000), this.controller.signal);
+    }
+  }
+
+  async once() {
+    const headers = { Accept: "text/event-stream", Authorization: `Bearer ${state.key}` };
+    if (this.lastId) headers["Last-Event-ID"] = this.lastId;
+    let response;
+    try {
+      response = await fetch(`${root}/v1/checks/stream`, {
+        headers,
+        cache: "no-store",
+        credentials: "omit",
+        referrerPolicy: "no-referrer",
+        signal: this.controller.signal,
+      });
+    } catch {
+      return "failed";
+    }
+    if ([401, 403].includes(response.status)) return "refused";
+    const type = response.headers.get("content-type") || "";
+    if (!response.ok || !type.includes("text/event-stream") || !response.body) {
+      await response.body?.cancel().catch(() => {});
+      return "failed";
+    }
+    this.onMode("live");
+    const parser = new SseParser((message) => {
+      let summary;
+      try {
+        summary = JSON.parse(message.data);
+      } catch {
+        return;
+      }
+      if (message.id) this.lastId = message.id;
+      this.onSummary(message.event, summary);
+    });
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        parser.push(value);
+      }
+    } catch {
+      // dropped: reconnect with Last-Event-ID
+    }
+    return "ended";
+  }
+}
+
+function startFeed() {
+  state.feed?.stop();
+  const live = $("live");
+  state.feed = new ListFeed(
+    (kind, summary) => {
+      if (!summary || typeof summary.check_id !== "string") return;
+      upsert(summary);
+      const over = kind === "ended" || kind === "cancelled";
+      if (over && state.checks.has(summary.check_id) && !state.announced.has(summary.check_id)) {
+        state.announced.add(summary.check_id);
+        const words = resultWords(summary);
+        announce(`${summary.label || "A check"}: ${STATUS_WORDS[summary.status]}${words ? `, ${words}` : ""}.`);
+      }
+    },
+    (mode) => {
+      live.dataset.mode = mode;
+      live.textContent =
+        mode === "live" ? "Live: the list updates by itself" : mode === "retrying" ? "Reconnecting…" : "Not live";
+    },
+  );
+  state.feed.run();
+}
+
+// ---- wiring ----------------------------------------------------------------------------------
+
+function main() {
+  $("signin-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const key = $("gm-key").value.trim();
+    if (!key) {
+      $("signin-problem").textContent = "Enter your GM key.";
+      return;
+    }
+    signIn(key);
+  });
+  $("sign-out").addEventListener("click", signOut);
+  $("game").addEventListener("change", () => chooseGame($("game").value));
+  $("param-fields").addEventListener("input", scheduleOdds);
+  $("param-fields").addEventListener("change", scheduleOdds);
+  $("create-form").addEventListener("submit", createCheck);
+  $("calibrate-run").addEventListener("click", calibrate);
+  let filterTimer = null;
+  const refilter = () => {
+    clearTimeout(filterTimer);
+    filterTimer = setTimeout(() => loadChecks(), 300);
+  };
+  $("filter-status").addEventListener("change", refilter);
+  $("filter-label").addEventListener("input", refilter);
+  $("filter-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    loadChecks();
+  });
+  $("more").addEventListener("click", () => loadChecks({ more: true }));
+  const saved = sessionStorage.getItem(KEY_STORE);
+  if (saved) signIn(saved, { quiet: true });
+  else showSignIn();
+}
+
+main();

@@ -1,0 +1,488 @@
+"""The GM's page (``/gm``, api/static/gm.*) in real Chromium against the real API.
+
+A GM signs in, creates a quota check from the form built from the game's parameters, copies
+the player's link; a second browser context plays the check to its end through the player's
+page (the test reads the seed from the server's database and solves the deal with the
+library); the GM's list shows the result live; a re-issued link locks the old one out. The QR
+codes are decoded from screenshots with zxing-cpp.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from browser_support import GM_KEY, snap
+from playwright.sync_api import Page, expect
+
+from api.app import create_app
+from api.pages import BUILD
+from api.settings import Settings
+from skillcheck.games.three_towers import ThreeTowers
+from skillcheck.games.three_towers.solver import solve
+from skillcheck.serialization import game_from_params
+
+expect.set_options(timeout=10000)
+
+LABEL = "Mira picks the lock"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def gm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The API served by uvicorn in a thread on a SQLite file this test may read (the seed)."""
+    database = tmp_path_factory.mktemp("gm-page") / "skillcheck.sqlite3"
+    settings = Settings(database_url=f"sqlite+aiosqlite:///{database}", gm_keys=(GM_KEY,))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(settings), host="127.0.0.1", port=_free_port(), log_level="warning"
+        )
+    )
+    thread = threading.Thread(target=server.run, name="uvicorn-gm-page", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the API did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{server.config.port}", database
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def decode_qr(png: bytes) -> str:
+    import zxingcpp
+    from PIL import Image
+
+    found = zxingcpp.read_barcodes(Image.open(BytesIO(png)))
+    assert found, "no QR code found in the screenshot"
+    assert found[0].format == zxingcpp.BarcodeFormat.QRCode
+    text: str = found[0].text
+    return text
+
+
+def sign_in(page: Page, base: str, key: str = GM_KEY) -> None:
+    page.goto(f"{base}/gm")
+    page.locator("#gm-key").focus()
+    page.keyboard.type(key)
+    page.keyboard.press("Enter")
+    expect(page.locator("#app")).to_be_visible()
+
+
+def line_for(database: Path, check_id: str) -> list[str]:
+    """The solver's winning line for the check's deal, read from the server's database (a test
+    may; the page never sees the seed before the end). Empty if the deal cannot be won."""
+    with sqlite3.connect(database) as conn:
+        seed, config = conn.execute(
+            "SELECT seed, config FROM checks WHERE id = ?", (check_id,)
+        ).fetchone()
+    game = game_from_params("three-towers", json.loads(config)["params"])
+    assert isinstance(game, ThreeTowers)
+    deal = game.new_state(int(seed)).deal
+    assert deal is not None
+    solution = solve(game, deal)
+    return [m.code for m in solution.moves] if solution.result == "win" else []
+
+
+def test_a_gm_runs_a_check_from_the_page(
+    browser: Any, gm_server: tuple[str, Path], shots: Path
+) -> None:
+    base, database = gm_server
+    gm_context = browser.new_context(viewport={"width": 1280, "height": 900})
+    gm_context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
+    gm_context.set_default_timeout(10000)
+    player_context = browser.new_context(viewport={"width": 1000, "height": 900})
+    errors: list[str] = []
+    try:
+        gm = gm_context.new_page()
+        gm.on("pageerror", lambda error: errors.append(str(error)))
+        gm.on("dialog", lambda dialog: dialog.accept())
+        # A wrong key is refused in plain words; the right one opens the page.
+        gm.goto(f"{base}/gm")
+        expect(gm.locator("#signin")).to_be_visible()
+        gm.fill("#gm-key", "not-a-key")
+        gm.click("#sign-in")
+        expect(gm.locator("#signin-problem")).to_contain_text("not a GM key")
+        sign_in(gm, base)
+        assert GM_KEY not in gm.url
+        assert gm.evaluate("sessionStorage.getItem('skillcheck.gm.key')") == GM_KEY
+        # The form comes from the game's parameters; the odds follow the choices.
+        expect(gm.locator("#param-variant")).to_be_visible()
+        gm.select_option("#game", "three-towers")
+        gm.select_option("#param-variant", "quota")
+        gm.select_option("#param-suit", "moons")
+        gm.fill("#param-level", "6")
+        gm.fill("#param-skill", "5")
+        gm.fill("#param-quota", "2")
+        expect(gm.locator("#odds-words")).to_contain_text("%", timeout=120_000)
+        gm.click("#odds-details summary")
+        expect(gm.locator("#odds-table tbody tr").first).to_be_visible()
+        gm.fill("#check-label", LABEL)
+        gm.fill("#character", "Mira")
+        snap(gm, shots, "gm-laptop-form")
+        gm.click("#create-check")
+        expect(gm.locator("#created")).to_be_visible()
+        expect(gm.locator("#created-what")).to_contain_text(LABEL)
+        player_box = gm.locator("#created .link[data-role='player']")
+        player_link = player_box.locator("input").input_value()
+        assert "/play/" in player_link and "#token=sc_play_" in player_link
+        player_box.locator("button.copy").click()
+        expect(player_box.locator(".link-status")).to_have_text("Copied.")
+        copied = gm.evaluate("navigator.clipboard.readText()")
+        assert copied == player_link
+        check_id = player_link.split("/play/")[1].split("#")[0]
+        # The QR code of the link decodes to the link.
+        player_box.locator("button.show-qr").click()
+        qr = player_box.locator("svg.qr")
+        expect(qr).to_be_visible()
+        assert decode_qr(qr.screenshot()) == player_link
+        item = gm.locator(f"li[data-check='{check_id}']")
+        expect(item.locator(".status")).to_have_text("In progress")
+        expect(item.locator(".check-title")).to_contain_text(LABEL)
+        expect(item.locator(".check-title")).to_contain_text("Mira")
+        snap(gm, shots, "gm-laptop-created")
+
+        # The player opens the copied link in another browser and plays the check to its end.
+        player = player_context.new_page()
+        player.on("pageerror", lambda error: errors.append(str(error)))
+        player.goto(copied)
+        expect(player.locator("#game")).to_be_visible()
+        line = line_for(database, check_id)
+        for number, code in enumerate(line, 1):
+            player.fill("#move-input", code)
+            player.press("#move-input", "Enter")
+            expect(player.locator("#version")).to_have_text(str(number))
+            if number == 1:  # the GM's list follows the moves live
+                expect(item.locator(".moves")).to_contain_text("1 move")
+        if not line:  # an unwinnable deal (rare with these parameters): the player concedes
+            player.click("#concede")
+            player.click("#concede-confirm")
+        outcome = "Succeeded" if line else "Failed"
+        expect(player.locator("#result")).to_be_visible()
+        # The GM's list shows the result without a reload, with the tier when the server has one.
+        expect(item.locator(".status")).to_have_text(outcome)
+        final = httpx.get(
+            f"{base}/v1/checks/{check_id}", headers={"Authorization": f"Bearer {GM_KEY}"}
+        ).json()
+        words = final.get("tier_text") or ("Success" if line else "Failure")
+        expect(item.locator(".result-words")).to_contain_text(words)
+        expect(gm.locator("#announce")).to_contain_text(outcome)
+        # The revealed record: the page checks the commitment itself.
+        item.locator(".record-button").click()
+        verdict = item.locator(".verdict")
+        expect(verdict).to_contain_text("Commitment verified")
+        expect(verdict).to_have_attribute("data-verified", "true")
+        snap(gm, shots, "gm-laptop-ended")
+
+        # Re-issuing the player's link: the new link works, the old one is locked out at once.
+        player_box.locator("button.renew").click()
+        expect(player_box.locator(".link-status")).to_contain_text("old one no longer works")
+        new_link = player_box.locator("input").input_value()
+        assert new_link != player_link and "#token=sc_play_" in new_link
+        player.goto("about:blank")
+        player.goto(player_link)
+        expect(player.locator("#fatal")).to_be_visible()
+        old = httpx.get(
+            f"{base}/v1/checks/{check_id}",
+            headers={"Authorization": f"Bearer {player_link.split('#token=')[1]}"},
+        )
+        assert old.status_code == 404
+        player.goto("about:blank")
+        player.goto(new_link)
+        expect(player.locator("#game")).to_be_visible()
+        assert not errors, errors
+    finally:
+        gm_context.close()
+        player_context.close()
+
+
+def test_cancel_filter_and_watch_from_the_list(
+    browser: Any, gm_server: tuple[str, Path], shots: Path
+) -> None:
+    base, _ = gm_server
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(10000)
+    try:
+        gm = context.new_page()
+        errors: list[str] = []
+        gm.on("pageerror", lambda error: errors.append(str(error)))
+        gm.on("dialog", lambda dialog: dialog.accept())
+        sign_in(gm, base)
+        gm.fill("#check-label", "Bram climbs the wall")
+        gm.click("#create-check")
+        expect(gm.locator("#created")).to_be_visible()
+        check_id = (
+            gm.locator("#created .link[data-role='player'] input")
+            .input_value()
+            .split("/play/")[1]
+            .split("#")[0]
+        )
+        item = gm.locator(f"li[data-check='{check_id}']")
+        # Filters: the label filter hides what does not match, the status filter too.
+        gm.fill("#filter-label", "bram")
+        expect(item).to_be_visible()
+        expect(gm.locator(".check")).to_have_count(1)
+        gm.fill("#filter-label", "nobody-has-this-label")
+        expect(gm.locator(".check")).to_have_count(0)
+        gm.fill("#filter-label", "")
+        gm.select_option("#filter-status", "in_progress")
+        expect(item).to_be_visible()
+        # Watch: the spectators' link this page made at creation opens the spectator's view.
+        with context.expect_page() as opened:
+            item.locator("a.watch").click()
+        watcher = opened.value
+        expect(watcher.locator("#role")).to_contain_text("watching")
+        watcher.close()
+        # Cancel from the list, with a reason, in a dialog; the status filter then hides it.
+        item.locator("button.cancel").click()
+        expect(gm.locator("#cancel-dialog")).to_be_visible()
+        gm.fill("#cancel-reason", "the party ran away")
+        gm.click("#cancel-confirm")
+        expect(item).to_have_count(0)  # no longer in progress
+        gm.select_option("#filter-status", "cancelled")
+        expect(item.locator(".status")).to_have_text("Cancelled")
+        item.locator(".record-button").click()
+        expect(item.locator(".verdict")).to_contain_text("Commitment verified")
+        # Signing in again in a new tab of the same session: the key is not asked again.
+        gm.reload()
+        expect(gm.locator("#app")).to_be_visible()
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+def test_phone_layout_fits(browser: Any, gm_server: tuple[str, Path], shots: Path) -> None:
+    base, _ = gm_server
+    context = browser.new_context(
+        viewport={"width": 360, "height": 740}, device_scale_factor=2, is_mobile=True
+    )
+    context.set_default_timeout(10000)
+    try:
+        gm = context.new_page()
+        gm.on("dialog", lambda dialog: dialog.accept())
+        gm.goto(f"{base}/gm")
+        snap(gm, shots, "gm-phone-signin")
+        sign_in(gm, base)
+        gm.fill("#check-label", "Mira picks the lock")
+        gm.click("#create-check")
+        expect(gm.locator("#created")).to_be_visible()
+        gm.locator("#created .link[data-role='spectator'] button.show-qr").click()
+        expect(gm.locator("#created svg.qr")).to_be_visible()
+        width = gm.evaluate("document.documentElement.scrollWidth")
+        assert width <= 360, f"the page is {width} px wide on a 360 px phone"
+        snap(gm, shots, "gm-phone")
+        link = gm.locator("#created .link[data-role='spectator'] input").input_value()
+        assert decode_qr(gm.locator("#created svg.qr").screenshot()) == link
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("length", [1, 14, 15, 60, 106, 122, 123, 152, 180, 213])
+def test_the_qr_encoder_round_trips_through_a_reader(
+    page: Page, gm_server: tuple[str, Path], length: int
+) -> None:
+    """Texts at and across the version boundaries (level M: 14 bytes in version 1, 213 in
+    version 10), with non-ASCII characters, decode to themselves."""
+    base, _ = gm_server
+    page.goto(f"{base}/gm")
+    stem = f"https://table.example/play/ünï#token={'x' * 300}"
+    text = stem.encode()[:length].decode("utf-8", errors="ignore")
+    version = page.evaluate(
+        """async ([url, text]) => {
+            const { qrSvg } = await import(url);
+            const svg = qrSvg(text, "test");
+            svg.id = "qr-under-test";
+            document.body.prepend(svg);
+            return Number(svg.dataset.version);
+        }""",
+        [f"{base}/play-assets/{BUILD}/qr.js", text],
+    )
+    assert 1 <= version <= 10
+    assert decode_qr(page.locator("#qr-under-test").screenshot()) == text
+
+
+def test_the_page_is_served_like_the_players(gm_server: tuple[str, Path]) -> None:
+    base, _ = gm_server
+    response = httpx.get(f"{base}/gm")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/html")
+    policy = response.headers["content-security-policy"]
+    assert "script-src 'self'" in policy and "default-src 'none'" in policy
+    assert response.headers["referrer-policy"] == "no-referrer"
+    assert f"/play-assets/{BUILD}/gm.js" in response.text
+    for name in ("gm.js", "gm.css", "qr.js"):
+        asset = httpx.get(f"{base}/play-assets/{BUILD}/{name}")
+        assert asset.status_code == 200, name
+    # the page uses only documented endpoints: every /v1 path it names is in the OpenAPI document
+    script = httpx.get(f"{base}/play-assets/{BUILD}/gm.js").text
+    paths = json.loads(httpx.get(f"{base}/schema/openapi.json").text)["paths"]
+    for used in ("/v1/checks", "/v1/checks/stream", "/v1/games", "/v1/games/{name}",
+                 "/v1/odds", "/v1/checks/{check_id}/cancel", "/v1/checks/{check_id}/record",
+                 "/v1/checks/{check_id}/tokens/player",
+                 "/v1/checks/{check_id}/tokens/spectator"):  # fmt: skip
+        assert used in paths, used
+    assert "/v1/calibrate" in script  # offered only when the server answers it (404: hidden)
+
+
+def test_a_tampered_record_does_not_match(browser: Any, gm_server: tuple[str, Path]) -> None:
+    """The page recomputes the commitment itself: a record whose salt was altered on the way
+    (the answer rewritten in the browser) is reported as not matching."""
+    base, _ = gm_server
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    context.set_default_timeout(10000)
+    try:
+        gm = context.new_page()
+        gm.on("dialog", lambda dialog: dialog.accept())
+        sign_in(gm, base)
+        gm.fill("#check-label", "A tampered record")
+        gm.click("#create-check")
+        expect(gm.locator("#created")).to_be_visible()
+        check_id = (
+            gm.locator("#created .link[data-role='player'] input")
+            .input_value()
+            .split("/play/")[1]
+            .split("#")[0]
+        )
+        cancelled = httpx.post(
+            f"{base}/v1/checks/{check_id}/cancel",
+            json={"reason": "test"},
+            headers={"Authorization": f"Bearer {GM_KEY}"},
+        )
+        assert cancelled.status_code == 200
+        item = gm.locator(f"li[data-check='{check_id}']")
+        expect(item.locator(".status")).to_have_text("Cancelled")  # live, from the stream
+
+        def altered(route: Any) -> None:
+            response = route.fetch()
+            record = response.json()
+            record["salt"] = "0" * 32
+            route.fulfill(response=response, json=record)
+
+        gm.route(f"**/v1/checks/{check_id}/record", altered)
+        item.locator(".record-button").click()
+        expect(item.locator(".verdict")).to_contain_text("Does not match")
+        expect(item.locator(".verdict")).to_have_attribute("data-verified", "false")
+    finally:
+        context.close()
+
+
+def test_odds_in_the_contracts_shape_with_progress_and_calibration(
+    browser: Any, gm_server: tuple[str, Path], shots: Path
+) -> None:
+    """The odds contract of issue 11 (202 with progress while computing, then profiles,
+    observed and a summary; GET /v1/calibrate) before the server that speaks it is merged:
+    the answers are those the contract describes, served in the browser in place of the
+    server's /v1/odds and /v1/calibrate."""
+    base, _ = gm_server
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(10000)
+    polls: list[str] = []
+    cell = {
+        "params": {}, "method": "fast", "successes": 132, "trials": 200, "undecided": 0,
+        "rate": 0.66, "ci95_low": 0.59, "ci95_high": 0.72,
+        "profiles": [
+            {"profile": "careful", "name": "A careful player", "rate": 0.8, "low": 0.74,
+             "high": 0.85, "deals": 200, "words": "likely"},
+            {"profile": "casual", "name": "A casual player", "rate": 0.66, "low": 0.59,
+             "high": 0.72, "deals": 200, "words": "likely"},
+            {"profile": "ceiling", "name": "The ceiling (perfect play)", "rate": 1.0,
+             "low": 0.98, "high": 1.0, "deals": 200, "words": "almost sure"},
+        ],
+        "observed": {"checks": 5, "successes": 3, "rate": 0.6, "low": 0.23, "high": 0.88},
+    }  # fmt: skip
+
+    def odds(route: Any) -> None:
+        polls.append(route.request.url)
+        if route.request.headers.get("authorization") != f"Bearer {GM_KEY}":
+            route.fulfill(status=401, json={"title": "Unauthorized"})
+        elif len(polls) % 3:
+            route.fulfill(
+                status=202,
+                headers={"Retry-After": "0.5"},
+                json={"status": "running", "done": 60 * (len(polls) % 3), "total": 200},
+            )
+        else:
+            route.fulfill(
+                json={
+                    "game": "three-towers", "cells": [cell],
+                    "summary": "A casual player is likely to succeed (66 %)",
+                }
+            )  # fmt: skip
+
+    def calibrate(route: Any) -> None:
+        if "target=" not in route.request.url:  # the page asks once whether it exists
+            route.fulfill(status=400, json={"title": "Bad request", "field": "target"})
+            return
+        route.fulfill(
+            json={
+                "parameter": "quota", "best": 3,
+                "choices": [
+                    {"value": 2, "rate": 0.8, "low": 0.7, "high": 0.9, "words": "likely"},
+                    {"value": 3, "rate": 0.61, "low": 0.5, "high": 0.7, "words": "even"},
+                ],
+            }
+        )  # fmt: skip
+
+    try:
+        gm = context.new_page()
+        gm.route("**/v1/odds?*", odds)
+        gm.route("**/v1/calibrate?*", calibrate)
+        sign_in(gm, base)
+        expect(gm.locator("#odds-progress-text")).to_contain_text("of 200 test deals")
+        expect(gm.locator("#odds-words")).to_have_text(
+            "A casual player is likely to succeed (66 %)"
+        )
+        gm.click("#odds-details summary")
+        rows = gm.locator("#odds-table tbody tr")
+        expect(rows).to_have_count(3)
+        expect(rows.nth(0)).to_contain_text("A careful player")
+        expect(rows.nth(0)).to_contain_text("likely")
+        expect(gm.locator("#odds-observed")).to_contain_text("3 of 5 finished checks")
+        assert all("game=three-towers" in url for url in polls)
+        snap(gm, shots, "gm-laptop-odds-contract")
+        # calibrate: offered because the endpoint exists; it fills in the difficulty it found
+        expect(gm.locator("#calibrate")).to_be_visible()
+        gm.click("#calibrate-run")
+        expect(gm.locator("#calibrate-result")).to_contain_text("Set Quota to 3")
+        expect(gm.locator("#param-quota")).to_have_value("3")
+    finally:
+        context.close()
+
+
+def test_calibrate_is_offered_only_where_the_server_has_it(
+    browser: Any, gm_server: tuple[str, Path]
+) -> None:
+    """Until the server has GET /v1/calibrate (404), the page hides the button; once it has
+    it, the page shows it."""
+    base, _ = gm_server
+    offered = httpx.get(f"{base}/v1/calibrate?game=three-towers").status_code not in (404, 405)
+    context = browser.new_context()
+    context.set_default_timeout(10000)
+    try:
+        gm = context.new_page()
+        sign_in(gm, base)
+        expect(gm.locator("#param-variant")).to_be_visible()
+        gm.wait_for_timeout(500)
+        if offered:
+            expect(gm.locator("#calibrate")).to_be_visible()
+        else:
+            expect(gm.locator("#calibrate")).to_be_hidden()
+    finally:
+        context.close()
