@@ -6,8 +6,9 @@ Handlers are synchronous (the service and the SQL store are) and run in worker t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, cast
+from typing import Annotated, Any, ClassVar, Literal, cast
 
 import msgspec
 import sqlalchemy as sa
@@ -44,6 +45,7 @@ from api.outbox import CheckWebhook, SqlOutbox
 from api.problems import ApiProblem, game_names, missing_game_handler, problem_responses
 from api.settings import Settings
 from api.store import Access, SqlCheckStore
+from api.strict import TEXT_PATTERN
 from api.webhooks import (
     CallbackUrlError,
     WebhookDelivery,
@@ -53,15 +55,23 @@ from api.webhooks import (
 )
 from skillcheck.engine import GAMES, Game, ParameterSpec, game_class
 from skillcheck.errors import SkillcheckError
+from skillcheck.rng import MAX_SEED
 from skillcheck.schema import check_params, parameter_schema
 from skillcheck.serialization import game_from_params
-from skillcheck.sessions import COMMITMENT_SCHEME, CheckView, SessionService
+from skillcheck.sessions import (
+    COMMITMENT_SCHEME,
+    MAX_LABEL,
+    MAX_REASON,
+    CheckView,
+    SessionService,
+)
 
 __all__ = ["ChecksController", "GamesController", "Runtime", "health"]
 
 MAX_IDEMPOTENCY_KEY = 200
 #: Sequence numbers and versions are stored as 32-bit integers.
 MAX_SEQUENCE = 2**31 - 1
+_DIGITS = re.compile(r"[0-9]{1,10}")
 ETAG = ResponseHeader(
     name="ETag", required=True, documentation_only=True,
     description="The check's version in quotes: send it back in If-Match",
@@ -98,6 +108,11 @@ def _runtime(request: Request[Any, Any, Any]) -> Runtime:
 # ---- request bodies ---------------------------------------------------------------------------
 
 
+#: The version an action expects (If-Match says the same); versions are 32-bit in storage.
+ExpectedVersion = Annotated[int, msgspec.Meta(ge=0, le=MAX_SEQUENCE)] | None
+_TEXT = TEXT_PATTERN
+
+
 class CreateCheck(msgspec.Struct, forbid_unknown_fields=True):
     """A new check: the game (a name from ``GET /v1/games``; required), its parameters as
     records write them (``GET /v1/games/{name}`` gives their JSON Schema; left out: the
@@ -105,10 +120,11 @@ class CreateCheck(msgspec.Struct, forbid_unknown_fields=True):
 
     game: str
     params: dict[str, Any] = msgspec.field(default_factory=dict)
-    #: Deal from this seed (tests, replays); omitted: fresh OS entropy. Never shown before the end.
-    seed: int | None = None
+    #: Deal from this seed (tests, replays); omitted: fresh OS entropy. Never shown before the
+    #: end; the view, the record and the commitment then say the GM chose the deal.
+    seed: Annotated[int, msgspec.Meta(ge=0, le=MAX_SEED)] | None = None
     end_when_lost: bool = False
-    label: str | None = None
+    label: Annotated[str, msgspec.Meta(max_length=MAX_LABEL, pattern=_TEXT)] | None = None
     metadata: dict[str, Any] = msgspec.field(default_factory=dict)
     #: Where the result is POSTed when the check ends (Standard Webhooks, docs/webhooks.md).
     callback_url: str | None = None
@@ -118,16 +134,16 @@ class CreateCheck(msgspec.Struct, forbid_unknown_fields=True):
 
 class MoveBody(msgspec.Struct, forbid_unknown_fields=True):
     move: str
-    expected_version: int | None = None
+    expected_version: ExpectedVersion = None
 
 
 class ActionBody(msgspec.Struct, forbid_unknown_fields=True):
-    expected_version: int | None = None
+    expected_version: ExpectedVersion = None
 
 
 class CancelBody(msgspec.Struct, forbid_unknown_fields=True):
-    reason: str | None = None
-    expected_version: int | None = None
+    reason: Annotated[str, msgspec.Meta(max_length=MAX_REASON, pattern=_TEXT)] | None = None
+    expected_version: ExpectedVersion = None
 
 
 # ---- helpers ----------------------------------------------------------------------------------
@@ -153,6 +169,16 @@ def _etag_matches(header: str | None, version: int) -> bool:
     return "*" in tags or etag(version) in tags
 
 
+def _sequence_number(text: str) -> int | None:
+    """A version or sequence number written in a header: ASCII digits only (``str.isdigit``
+    takes ``²`` and other Unicode digits, which ``int`` then refuses), at most
+    :data:`MAX_SEQUENCE`; None for anything else."""
+    if not _DIGITS.fullmatch(text):
+        return None
+    number = int(text)
+    return number if number <= MAX_SEQUENCE else None
+
+
 def _expected_version(request: Request[Any, Any, Any], field: int | None) -> int | None:
     header = request.headers.get("if-match")
     from_header: int | None = None
@@ -160,16 +186,15 @@ def _expected_version(request: Request[Any, Any, Any], field: int | None) -> int
         text = header.strip()
         if text.startswith("W/"):
             text = text[2:]
-        text = text.strip('"')
-        if not text.isdigit():
+        from_header = _sequence_number(text.removeprefix('"').removesuffix('"'))
+        if from_header is None:
             raise ApiProblem(
                 400,
                 "invalid-if-match",
-                f"If-Match must be the check's ETag (its version in quotes, e.g. '\"3\"'), "
-                f"not {header!r}",
+                f"If-Match must be the check's ETag (its version in quotes, e.g. '\"3\"', a "
+                f"whole number up to {MAX_SEQUENCE}), not {header!r}",
                 field="If-Match",
             )
-        from_header = int(text)
     if from_header is not None and field is not None and from_header != field:
         raise ApiProblem(
             400,
@@ -217,11 +242,12 @@ def _player_action(
 
 
 def _webhook_of(data: CreateCheck, settings: Settings) -> tuple[str, str] | None:
-    """The callback URL and signing secret a creation asks for, checked (400 names the field)."""
+    """The callback URL and signing secret a creation asks for, checked (422 names the field:
+    a well-formed request with a value the server refuses, as for any other parameter)."""
     if data.callback_url is None:
         if data.webhook_secret is not None:
             raise ApiProblem(
-                400,
+                422,
                 "invalid-webhook-secret",
                 "webhook_secret signs callbacks: give callback_url with it",
                 field="webhook_secret",
@@ -232,12 +258,12 @@ def _webhook_of(data: CreateCheck, settings: Settings) -> tuple[str, str] | None
             data.callback_url, allow_private=settings.webhooks_allow_private
         )
     except CallbackUrlError as exc:
-        raise ApiProblem(400, "invalid-callback-url", str(exc), field="callback_url") from None
+        raise ApiProblem(422, "invalid-callback-url", str(exc), field="callback_url") from None
     secret = data.webhook_secret if data.webhook_secret is not None else generate_secret()
     try:
         WebhookSigner(secret)
     except ValueError as exc:
-        raise ApiProblem(400, "invalid-webhook-secret", str(exc), field="webhook_secret") from None
+        raise ApiProblem(422, "invalid-webhook-secret", str(exc), field="webhook_secret") from None
     return url, secret
 
 
@@ -592,7 +618,8 @@ def _last_event_id(request: Request[Any, Any, Any]) -> int:
     header = request.headers.get("last-event-id")
     if header is None or not header.strip():
         return 0
-    if not header.strip().isdigit() or int(header.strip()) > MAX_SEQUENCE:
+    number = _sequence_number(header.strip())
+    if number is None:
         raise ApiProblem(
             400,
             "invalid-last-event-id",
@@ -600,7 +627,7 @@ def _last_event_id(request: Request[Any, Any, Any]) -> int:
             f"{MAX_SEQUENCE}), not {header!r}",
             field="Last-Event-ID",
         )
-    return int(header.strip())
+    return number
 
 
 def _delivery(d: WebhookDelivery) -> DeliveryBody:
