@@ -127,7 +127,8 @@ _WHEN: dict[int, str] = {
     422: "Refused by the rules or the parameters (illegal move, undo not allowed, bad parameter), "
     "or a value of the wrong JSON type (wrong-type: a string for a number, a number for a "
     "boolean; nothing is converted)",
-    429: "Too many requests from this address (see Retry-After)",
+    429: "Too many requests from this address, or too many live streams open at once "
+    "(too-many-streams); Retry-After says when to try again",
     503: "The database does not answer",
 }
 

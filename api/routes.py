@@ -7,7 +7,12 @@ Handlers are synchronous (the service and the SQL store are) and run in worker t
 from __future__ import annotations
 
 import re
+import threading
+import weakref
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Annotated, Any, ClassVar, Literal, cast
 
 import msgspec
@@ -18,7 +23,7 @@ from litestar.datastructures import ResponseHeader
 from litestar.exceptions import ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
-from litestar.response import ServerSentEvent
+from litestar.response import ServerSentEvent, ServerSentEventMessage
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
@@ -88,6 +93,66 @@ LOCATION = ResponseHeader(
 )
 
 
+class StreamSlots:
+    """Live streams open at once in this process, counted per check and per client address,
+    so that holding connections open costs the caller, not the server (429 past a bound)."""
+
+    def __init__(self, per_check: int, per_client: int) -> None:
+        self.per_check, self.per_client = per_check, per_client
+        self._checks: Counter[str] = Counter()
+        self._clients: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def claim(self, check_id: str, client: str) -> Callable[[], None]:
+        """Take a slot (429 ``too-many-streams`` if none is free); returns its release, which
+        may be called more than once."""
+        with self._lock:
+            if self._checks[check_id] >= self.per_check:
+                most, what = self.per_check, "this check"
+            elif self._clients[client] >= self.per_client:
+                most, what = self.per_client, "one address"
+            else:
+                self._checks[check_id] += 1
+                self._clients[client] += 1
+                most = 0
+        if most:
+            raise ApiProblem(
+                429,
+                "too-many-streams",
+                f"at most {most} live streams may be open at once for {what}: close one (or "
+                "poll GET .../events) and retry",
+                headers={"Retry-After": "5"},
+            )
+        released = threading.Event()
+
+        def release() -> None:
+            with self._lock:
+                if released.is_set():
+                    return
+                released.set()
+                self._checks[check_id] -= 1
+                self._clients[client] -= 1
+                self._checks += Counter()  # drop the zero counts
+                self._clients += Counter()
+
+        return release
+
+    def open_streams(self, check_id: str) -> int:
+        with self._lock:
+            return self._checks[check_id]
+
+
+async def _holding(
+    stream: AsyncIterator[ServerSentEventMessage], release: Callable[[], None]
+) -> AsyncIterator[ServerSentEventMessage]:
+    """``stream``, giving its slot back when it ends or the client goes away."""
+    try:
+        async for message in stream:
+            yield message
+    finally:
+        release()
+
+
 @dataclass(frozen=True)
 class Runtime:
     """What the handlers share, kept in ``app.state.runtime``."""
@@ -97,6 +162,11 @@ class Runtime:
     service: SessionService
     channels: ChannelsPlugin
     outbox: SqlOutbox
+    streams: StreamSlots = dataclass_field(init=False)
+
+    def __post_init__(self) -> None:
+        slots = StreamSlots(self.settings.streams_per_check, self.settings.streams_per_client)
+        object.__setattr__(self, "streams", slots)
 
 
 def _runtime(request: Request[Any, Any, Any]) -> Runtime:
@@ -567,7 +637,7 @@ class ChecksController(Controller):
         response_description="text/event-stream: one message per event (id = sequence, "
         "event = kind, data = the event as in /events, an EventBody); ends after the check's "
         "last event",
-        responses=problem_responses(400, 401, 403, 404),
+        responses=problem_responses(400, 401, 403, 404, 422),
     )
     def stream(
         self,
@@ -590,9 +660,12 @@ class ChecksController(Controller):
         def read(since: int) -> list[dict[str, Any]]:
             return [e.to_dict() for e in rt.service.events(check_id, since)]
 
+        client = request.client.host if request.client is not None else "unknown"
+        release = rt.streams.claim(check_id, client)
+        stream = _holding(event_stream(rt.channels, read, check_id, start), release)
+        weakref.finalize(stream, release)  # a stream never started still gives its slot back
         return ServerSentEvent(
-            event_stream(rt.channels, read, check_id, start),
-            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+            stream, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
         )
 
     @get(
