@@ -14,7 +14,8 @@ usual way), what Litestar cannot infer:
   (``required: false``);
 - **game names**: a body member or query parameter called ``game`` is an ``enum`` of the
   registered games (``skillcheck.engine.GAMES``, read when the app is built);
-- **streams**: a ``text/event-stream`` answer is described as text;
+- **streams**: a ``text/event-stream`` answer's schema is one event (``id``, ``event``,
+  ``data``), its ``data`` the JSON body the handler names in ``opt={"event_data": ...}``;
 - **links**: an answer that creates something (201) and whose body has members named like the
   path parameters of other operations links to them (``check_id`` of ``POST /v1/checks`` to
   every ``/v1/checks/{check_id}...``), so stateful clients and testers can follow them.
@@ -107,6 +108,7 @@ def _fix_handler(
                 if schema is not None and schema.type == OpenAPIType.STRING:
                     _games_enum(schema)
         _document_refusals(operation)
+        _describe_streams(operation, handler)
         data = handler.parsed_fn_signature.parameters.get("data")
         body = operation.request_body
         if data is None or not isinstance(body, RequestBody):
@@ -159,19 +161,29 @@ def _document_refusals(operation: Operation) -> None:
     operation.responses = dict(sorted(responses.items()))
 
 
-def _describe_streams(document: OpenAPI) -> None:
-    for item in (document.paths or {}).values():
-        for method in _METHODS:
-            operation = getattr(item, method)
-            if not isinstance(operation, Operation):
-                continue
-            for response in (operation.responses or {}).values():
-                for media, content in (getattr(response, "content", None) or {}).items():
-                    if media == "text/event-stream":
-                        content.schema = Schema(
-                            type=OpenAPIType.STRING,
-                            description="Server-sent events (id:, event:, data: lines)",
-                        )
+def _describe_streams(operation: Operation, handler: HTTPRouteHandler) -> None:
+    """A ``text/event-stream`` answer's schema is one event (OpenAPI 3.1 reads it per event):
+    ``id``, ``event`` and ``data`` lines as text; a handler's ``opt={"event_data": <component
+    name>}`` says which JSON body ``data`` holds."""
+    data: dict[str, Any] = {"type": "string", "contentMediaType": "application/json"}
+    body = handler.opt.get("event_data")
+    if isinstance(body, str):
+        data["contentSchema"] = {"$ref": f"#/components/schemas/{body}"}
+    event = {
+        "type": "object",
+        "description": "One server-sent event (comment lines such as keepalives are no event)",
+        "properties": {
+            "id": {"type": "string"},
+            "event": {"type": "string"},
+            "data": data,
+            "retry": {"type": "integer"},
+        },
+        "required": ["data"],
+    }
+    for response in (operation.responses or {}).values():
+        for media, content in (getattr(response, "content", None) or {}).items():
+            if media == "text/event-stream":
+                content.schema = event  # plain JSON Schema: the document writes dicts as they are
 
 
 def _link_creations(document: OpenAPI) -> None:
@@ -221,5 +233,4 @@ def tell_the_truth(app: Litestar) -> None:
                 if handler.include_in_schema:
                     _fix_handler(document, route.path_format or "/", handler, bodies)
     _body_schemas(document, bodies)
-    _describe_streams(document)
     _link_creations(document)

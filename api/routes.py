@@ -638,6 +638,7 @@ class ChecksController(Controller):
         "event = kind, data = the event as in /events, an EventBody); ends after the check's "
         "last event",
         responses=problem_responses(400, 401, 403, 404, 422),
+        opt={"event_data": "EventBody"},
     )
     def stream(
         self,
