@@ -2,20 +2,24 @@
 
 Litestar converts leniently (``"7"`` → 7, ``"false"`` → False, ``6.0`` → 6, ``"1e3"`` → 1000).
 The API does not: :func:`strict_request` runs before every handler (the app's
-``before_request``) and refuses, before anything is read or changed,
+``before_request``, so before any token is looked at) and refuses, changing nothing,
 
 - a body that is not JSON, or nested deeper than :data:`MAX_DEPTH` (**400** ``invalid-json``);
-- a body that does not fit the handler's ``data`` type **as JSON types**: a boolean only from
-  ``true``/``false``, an integer never from a float or a string, a string never from a number,
-  no unknown member (**422** ``validation-error`` naming the field path and the type expected);
+- a body member of the wrong JSON type for the handler's ``data`` type: a boolean only from
+  ``true``/``false``, an integer never from a float (not even ``2.0``) or a string, a string
+  never from a number (**422** ``wrong-type`` naming the field path and the type expected);
+- a member outside its declared bounds, length or pattern (``msgspec.Meta``): **422**
+  ``invalid-parameter`` naming it, as the library says of a bad parameter;
 - a query parameter the handler declares as a whole number or a boolean whose text is not one
-  (``-?[0-9]+`` in ASCII digits; ``true``/``false``), **422** likewise.
+  (``-?[0-9]+`` in ASCII digits; ``true``/``false``): **422** ``wrong-type``.
 
-The handler's declared types are the single source: a route gets all of this by declaring
-``data: SomeStruct`` (a ``msgspec.Struct`` with ``forbid_unknown_fields=True``; the OpenAPI
-document then says ``additionalProperties: false``, :mod:`api.openapi`) and typed query
-parameters. A body that passes decodes to the same value under Litestar's lenient conversion
-(strict acceptance implies it), so the handler receives exactly what was checked here.
+An unknown or missing member is left to Litestar's own check of the same type, which refuses it
+(**400** ``validation-error``). The handler's declared types are the single source: a route
+gets all of this by declaring ``data: SomeStruct`` (a ``msgspec.Struct`` with
+``forbid_unknown_fields=True``; :mod:`api.openapi` writes msgspec's schema of it into the
+document) and typed query parameters. A body that passes decodes to the same value under
+Litestar's lenient conversion (strict acceptance implies it), so the handler receives exactly
+what was checked here.
 """
 
 from __future__ import annotations
