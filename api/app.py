@@ -27,12 +27,14 @@ from api.db import database_config, migrate
 from api.docs_page import OfflineDocsPlugin
 from api.live import Bridge, make_channels
 from api.odds import OddsController, OddsRunner
+from api.openapi import tell_the_truth
 from api.outbox import SqlOutbox
 from api.pages import PAGE_HANDLERS
 from api.problems import domain_error_handler, http_error_handler, internal_error_handler
 from api.routes import ChecksController, GamesController, Runtime, health
 from api.settings import Settings
 from api.store import SqlCheckStore
+from api.strict import strict_request
 from api.webhooks import WebhookDispatcher
 from skillcheck.engine import GAMES
 from skillcheck.errors import SkillcheckError
@@ -179,7 +181,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             ],
             max_age=600,
         )
-    return Litestar(
+    app = Litestar(
         route_handlers=[GamesController, ChecksController, OddsController, health, *PAGE_HANDLERS],
         on_startup=[on_startup],
         on_shutdown=[on_shutdown],
@@ -193,6 +195,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             Exception: internal_error_handler,
         },
         cors_config=cors,
+        before_request=strict_request,
         request_max_body_size=MAX_BODY_BYTES,
         openapi_config=OpenAPIConfig(
             title="skillcheck API",
@@ -212,3 +215,5 @@ def create_app(settings: Settings | None = None) -> Litestar:
             render_plugins=[OfflineDocsPlugin(), JsonRenderPlugin()],
         ),
     )
+    tell_the_truth(app)  # the document says what the server does (api/openapi.py)
+    return app

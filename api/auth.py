@@ -4,8 +4,9 @@
 - **player**: the check's player token (stored only as its SHA-256); plays that check only.
 - **spectator**: the check's read-only token.
 
-A token that does not reach the check named in the path gets the same 404 whether or not the
-check exists, so a foreign token learns nothing. A missing token gets 401.
+A real token (a GM key, or some check's token) that does not reach the check named in the path
+gets the same 404 whether or not the check exists, so a foreign token learns nothing. A missing
+token, or one that is nobody's (a made-up or mistyped token), gets 401.
 """
 
 from __future__ import annotations
@@ -95,6 +96,13 @@ def check_role(
             return Role.PLAYER
         if hmac.compare_digest(digest, access.spectator_token_sha256):
             return Role.SPECTATOR
+    if gm is None and not store.token_known(sha256_hex(token)):
+        # No GM key and no check's token: saying so tells nothing about which checks exist.
+        raise ApiProblem(
+            401,
+            "unauthorized",
+            "this token is not valid: it is no GM key and no check's player or spectator token",
+        )
     raise ApiProblem(
         404,
         "check-not-found",

@@ -119,7 +119,9 @@ class CheckViewBody(TypedDict):
     seed, the salt or a hidden card. ``params`` are the game's (``GET /v1/games/{name}``),
     ``observation`` the game's view of the table as data, ``board`` and ``moves`` the same for
     any front end; ``outcome`` and ``degree`` are null until the game ends (and stay null if
-    cancelled). Times are ISO 8601 with a UTC offset."""
+    cancelled). ``seed_chosen`` is true when the GM chose the seed (then the GM knows the deal;
+    the commitment proves it was fixed before play, not that it was random). Times are ISO 8601
+    with a UTC offset."""
 
     check_id: str
     game: str
@@ -144,6 +146,8 @@ class CheckViewBody(TypedDict):
     updated_at: str
     #: The character making the check, as the GM wrote it at creation (null: none given).
     character: str | None
+    #: The GM chose the seed: the deal was fixed before play, but the GM knows it.
+    seed_chosen: bool
 
 
 class CheckSummaryBody(TypedDict):
@@ -253,6 +257,8 @@ class RevealedRecordBody(TypedDict):
     commitment: str
     salt: str
     cancel_reason: str | None
+    #: The GM chose the seed (bound into the commitment).
+    seed_chosen: bool
     record: GameRecordBody
 
 

@@ -2,8 +2,9 @@
 through the ``skillcheck.commands`` entry point, so the library never imports the service).
 
 With no configuration it serves on 127.0.0.1:8000 from the SQLite file ./skillcheck.sqlite3,
-and, when no GM key is configured, makes one, keeps it in a file beside the database (mode 0600)
-and prints it. Options override the ``SKILLCHECK_*`` environment variables (docs/api.md).
+and, when no GM key is configured, makes one and keeps it in a file beside the database (mode
+0600). Start-up prints only a key's first characters and where the key is kept, never the key.
+Options override the ``SKILLCHECK_*`` environment variables (docs/api.md).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from sqlalchemy.engine import make_url
 
 from api.settings import Settings
 
-__all__ = ["demo_check", "serve"]
+__all__ = ["demo_check", "key_prefix", "serve"]
 
 
 def demo_check() -> tuple[str, dict[str, Any], str]:
@@ -63,6 +64,11 @@ def ensure_gm_key(path: Path) -> tuple[str, bool]:
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         handle.write(key + "\n")
     return key, True
+
+
+def key_prefix(key: str) -> str:
+    """What start-up shows of a GM key: its first 8 characters, never the whole key."""
+    return f"{key[:8]}…" if len(key) > 8 else "…"
 
 
 def _environment(settings: Settings) -> dict[str, str]:
@@ -172,7 +178,7 @@ def serve(
     if gm_keys:
         changes["gm_keys"] = tuple(gm_keys)
     settings = dataclasses.replace(settings, **changes)
-    key_note = "from the configuration"
+    key_note = "from --gm-key" if gm_keys else "from the SKILLCHECK_GM_KEYS variable"
     if not settings.gm_keys:
         path = gm_key_file(settings.database_url)
         key, made = ensure_gm_key(path)
@@ -191,7 +197,10 @@ def serve(
     info = Table.grid(padding=(0, 2))
     info.add_row("API", f"{base}/v1  (docs: {base}/schema)")
     info.add_row("Database", make_url(settings.database_url).render_as_string(hide_password=True))
-    info.add_row("GM key", f"{settings.gm_keys[0]}  ({key_note})")
+    # Only a prefix: start-up output ends up in container logs, and the key is a password.
+    more = len(settings.gm_keys) - 1
+    others = f", and {more} more" if more else ""
+    info.add_row("GM key", f"{key_prefix(settings.gm_keys[0])}  ({key_note}{others})")
     info.add_row("Workers", str(settings.workers))
     console.print(Panel(info, title="skillcheck serve", expand=False))
     os.environ.update(_environment(settings))

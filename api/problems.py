@@ -34,6 +34,7 @@ __all__ = [
     "Problem",
     "game_names",
     "missing_game_handler",
+    "problem_description",
     "problem_response",
     "problem_responses",
     "problem_type",
@@ -109,18 +110,25 @@ class Problem(msgspec.Struct, omit_defaults=True):
     actual_version: int | None = None
     #: 403: the role of the token that may not do this.
     role: str | None = None
+    #: 422 ``wrong-type``: the JSON type the field takes, in words ("a whole number or null").
+    expected: str | None = None
 
 
 _WHEN: dict[int, str] = {
-    400: "A malformed request: a body or parameter that does not fit its schema, or a bad header",
-    401: "No bearer token, or not a bearer token",
-    403: "The token may not do this, or it is not this check's token",
-    404: "No such check (for this token)",
+    400: "A malformed request: a body that is not JSON or nests too deep, an unknown or missing "
+    "field, a parameter out of range, or a bad header (the problem's field names it)",
+    401: "No bearer token, or a token that is nobody's (no GM key, no check's token)",
+    403: "The token's role may not do this (a spectator moving, a player cancelling)",
+    404: "No such check for this token: a GM key or another check's token gets 404 whether "
+    "or not the check exists, so a token learns nothing about other checks",
     409: "A version conflict (expected_version), or the check has ended, or no record yet",
     412: "If-Match names another version: nothing changed",
     413: "The request body is over the size limit",
-    422: "Refused by the rules or the parameters (illegal move, undo not allowed, bad parameter)",
-    429: "Too many requests from this address (see Retry-After)",
+    422: "Refused by the rules or the parameters (illegal move, undo not allowed, bad parameter), "
+    "or a value of the wrong JSON type (wrong-type: a string for a number, a number for a "
+    "boolean; nothing is converted)",
+    429: "Too many requests from this address, or too many live streams open at once "
+    "(too-many-streams); Retry-After says when to try again",
     503: "The database does not answer",
 }
 
@@ -136,6 +144,11 @@ def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
         )
         for status in sorted({*statuses, 429})
     }
+
+
+def problem_description(status: int) -> str:
+    """When the API answers ``status`` with a problem, in words (the OpenAPI description)."""
+    return _WHEN[status]
 
 
 def problem_type(code: str) -> str:

@@ -6,8 +6,14 @@ Handlers are synchronous (the service and the SQL store are) and run in worker t
 
 from __future__ import annotations
 
+import re
+import threading
+import weakref
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, cast
+from dataclasses import field as dataclass_field
+from typing import Annotated, Any, ClassVar, Literal, cast
 
 import msgspec
 import sqlalchemy as sa
@@ -17,7 +23,7 @@ from litestar.datastructures import ResponseHeader
 from litestar.exceptions import ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
-from litestar.response import ServerSentEvent
+from litestar.response import ServerSentEvent, ServerSentEventMessage
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
@@ -57,6 +63,7 @@ from api.outbox import CheckWebhook, SqlOutbox
 from api.problems import ApiProblem, game_names, missing_game_handler, problem_responses
 from api.settings import Settings
 from api.store import Access, BadCursorError, SqlCheckStore, summary_of
+from api.strict import TEXT_PATTERN
 from api.webhooks import (
     CallbackUrlError,
     WebhookDelivery,
@@ -66,9 +73,16 @@ from api.webhooks import (
 )
 from skillcheck.engine import GAMES, Game, ParameterSpec, game_class
 from skillcheck.errors import SkillcheckError
+from skillcheck.rng import MAX_SEED
 from skillcheck.schema import check_params, parameter_schema
 from skillcheck.serialization import game_from_params
-from skillcheck.sessions import COMMITMENT_SCHEME, MAX_LABEL, CheckView, SessionService
+from skillcheck.sessions import (
+    COMMITMENT_SCHEME,
+    MAX_LABEL,
+    MAX_REASON,
+    CheckView,
+    SessionService,
+)
 
 __all__ = ["ChecksController", "GamesController", "Runtime", "health"]
 
@@ -81,6 +95,7 @@ MAX_CHANGE_ID = 253_402_300_799_999_999
 _PREFIXES = {"player": "sc_play", "spectator": "sc_view"}
 #: Sequence numbers and versions are stored as 32-bit integers.
 MAX_SEQUENCE = 2**31 - 1
+_DIGITS = re.compile(r"[0-9]{1,10}")
 ETAG = ResponseHeader(
     name="ETag", required=True, documentation_only=True,
     description="The check's version in quotes: send it back in If-Match",
@@ -97,6 +112,66 @@ LOCATION = ResponseHeader(
 )
 
 
+class StreamSlots:
+    """Live streams open at once in this process, counted per check and per client address,
+    so that holding connections open costs the caller, not the server (429 past a bound)."""
+
+    def __init__(self, per_check: int, per_client: int) -> None:
+        self.per_check, self.per_client = per_check, per_client
+        self._checks: Counter[str] = Counter()
+        self._clients: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def claim(self, check_id: str, client: str) -> Callable[[], None]:
+        """Take a slot (429 ``too-many-streams`` if none is free); returns its release, which
+        may be called more than once."""
+        with self._lock:
+            if self._checks[check_id] >= self.per_check:
+                most, what = self.per_check, "this check"
+            elif self._clients[client] >= self.per_client:
+                most, what = self.per_client, "one address"
+            else:
+                self._checks[check_id] += 1
+                self._clients[client] += 1
+                most = 0
+        if most:
+            raise ApiProblem(
+                429,
+                "too-many-streams",
+                f"at most {most} live streams may be open at once for {what}: close one (or "
+                "poll GET .../events) and retry",
+                headers={"Retry-After": "5"},
+            )
+        released = threading.Event()
+
+        def release() -> None:
+            with self._lock:
+                if released.is_set():
+                    return
+                released.set()
+                self._checks[check_id] -= 1
+                self._clients[client] -= 1
+                self._checks += Counter()  # drop the zero counts
+                self._clients += Counter()
+
+        return release
+
+    def open_streams(self, check_id: str) -> int:
+        with self._lock:
+            return self._checks[check_id]
+
+
+async def _holding(
+    stream: AsyncIterator[ServerSentEventMessage], release: Callable[[], None]
+) -> AsyncIterator[ServerSentEventMessage]:
+    """``stream``, giving its slot back when it ends or the client goes away."""
+    try:
+        async for message in stream:
+            yield message
+    finally:
+        release()
+
+
 @dataclass(frozen=True)
 class Runtime:
     """What the handlers share, kept in ``app.state.runtime``."""
@@ -106,6 +181,11 @@ class Runtime:
     service: SessionService
     channels: ChannelsPlugin
     outbox: SqlOutbox
+    streams: StreamSlots = dataclass_field(init=False)
+
+    def __post_init__(self) -> None:
+        slots = StreamSlots(self.settings.streams_per_check, self.settings.streams_per_client)
+        object.__setattr__(self, "streams", slots)
 
 
 def _bridge(request: Request[Any, Any, Any]) -> Bridge:
@@ -123,6 +203,11 @@ def _runtime(request: Request[Any, Any, Any]) -> Runtime:
 # ---- request bodies ---------------------------------------------------------------------------
 
 
+#: The version an action expects (If-Match says the same); versions are 32-bit in storage.
+ExpectedVersion = Annotated[int, msgspec.Meta(ge=0, le=MAX_SEQUENCE)] | None
+_TEXT = TEXT_PATTERN
+
+
 class CreateCheck(msgspec.Struct, forbid_unknown_fields=True):
     """A new check: the game (a name from ``GET /v1/games``; required), its parameters as
     records write them (``GET /v1/games/{name}`` gives their JSON Schema; left out: the
@@ -130,12 +215,13 @@ class CreateCheck(msgspec.Struct, forbid_unknown_fields=True):
 
     game: str
     params: dict[str, Any] = msgspec.field(default_factory=dict)
-    #: Deal from this seed (tests, replays); omitted: fresh OS entropy. Never shown before the end.
-    seed: int | None = None
+    #: Deal from this seed (tests, replays); omitted: fresh OS entropy. Never shown before the
+    #: end; the view, the record and the commitment then say the GM chose the deal.
+    seed: Annotated[int, msgspec.Meta(ge=0, le=MAX_SEED)] | None = None
     end_when_lost: bool = False
-    label: str | None = None
+    label: Annotated[str, msgspec.Meta(max_length=MAX_LABEL, pattern=_TEXT)] | None = None
     #: The character making the check ("Mira"): text like ``label``, shown in the GM's list.
-    character: str | None = None
+    character: Annotated[str, msgspec.Meta(max_length=MAX_LABEL, pattern=_TEXT)] | None = None
     metadata: dict[str, Any] = msgspec.field(default_factory=dict)
     #: Where the result is POSTed when the check ends (Standard Webhooks, docs/webhooks.md).
     callback_url: str | None = None
@@ -145,16 +231,16 @@ class CreateCheck(msgspec.Struct, forbid_unknown_fields=True):
 
 class MoveBody(msgspec.Struct, forbid_unknown_fields=True):
     move: str
-    expected_version: int | None = None
+    expected_version: ExpectedVersion = None
 
 
 class ActionBody(msgspec.Struct, forbid_unknown_fields=True):
-    expected_version: int | None = None
+    expected_version: ExpectedVersion = None
 
 
 class CancelBody(msgspec.Struct, forbid_unknown_fields=True):
-    reason: str | None = None
-    expected_version: int | None = None
+    reason: Annotated[str, msgspec.Meta(max_length=MAX_REASON, pattern=_TEXT)] | None = None
+    expected_version: ExpectedVersion = None
 
 
 # ---- helpers ----------------------------------------------------------------------------------
@@ -180,6 +266,16 @@ def _etag_matches(header: str | None, version: int) -> bool:
     return "*" in tags or etag(version) in tags
 
 
+def _sequence_number(text: str) -> int | None:
+    """A version or sequence number written in a header: ASCII digits only (``str.isdigit``
+    takes ``²`` and other Unicode digits, which ``int`` then refuses), at most
+    :data:`MAX_SEQUENCE`; None for anything else."""
+    if not _DIGITS.fullmatch(text):
+        return None
+    number = int(text)
+    return number if number <= MAX_SEQUENCE else None
+
+
 def _expected_version(request: Request[Any, Any, Any], field: int | None) -> int | None:
     header = request.headers.get("if-match")
     from_header: int | None = None
@@ -187,16 +283,15 @@ def _expected_version(request: Request[Any, Any, Any], field: int | None) -> int
         text = header.strip()
         if text.startswith("W/"):
             text = text[2:]
-        text = text.strip('"')
-        if not text.isdigit():
+        from_header = _sequence_number(text.removeprefix('"').removesuffix('"'))
+        if from_header is None:
             raise ApiProblem(
                 400,
                 "invalid-if-match",
-                f"If-Match must be the check's ETag (its version in quotes, e.g. '\"3\"'), "
-                f"not {header!r}",
+                f"If-Match must be the check's ETag (its version in quotes, e.g. '\"3\"', a "
+                f"whole number up to {MAX_SEQUENCE}), not {header!r}",
                 field="If-Match",
             )
-        from_header = int(text)
     if from_header is not None and field is not None and from_header != field:
         raise ApiProblem(
             400,
@@ -244,11 +339,12 @@ def _player_action(
 
 
 def _webhook_of(data: CreateCheck, settings: Settings) -> tuple[str, str] | None:
-    """The callback URL and signing secret a creation asks for, checked (400 names the field)."""
+    """The callback URL and signing secret a creation asks for, checked (422 names the field:
+    a well-formed request with a value the server refuses, as for any other parameter)."""
     if data.callback_url is None:
         if data.webhook_secret is not None:
             raise ApiProblem(
-                400,
+                422,
                 "invalid-webhook-secret",
                 "webhook_secret signs callbacks: give callback_url with it",
                 field="webhook_secret",
@@ -259,12 +355,12 @@ def _webhook_of(data: CreateCheck, settings: Settings) -> tuple[str, str] | None
             data.callback_url, allow_private=settings.webhooks_allow_private
         )
     except CallbackUrlError as exc:
-        raise ApiProblem(400, "invalid-callback-url", str(exc), field="callback_url") from None
+        raise ApiProblem(422, "invalid-callback-url", str(exc), field="callback_url") from None
     secret = data.webhook_secret if data.webhook_secret is not None else generate_secret()
     try:
         WebhookSigner(secret)
     except ValueError as exc:
-        raise ApiProblem(400, "invalid-webhook-secret", str(exc), field="webhook_secret") from None
+        raise ApiProblem(422, "invalid-webhook-secret", str(exc), field="webhook_secret") from None
     return url, secret
 
 
@@ -644,7 +740,8 @@ class ChecksController(Controller):
         response_description="text/event-stream: one message per event (id = sequence, "
         "event = kind, data = the event as in /events, an EventBody); ends after the check's "
         "last event",
-        responses=problem_responses(400, 401, 403, 404),
+        responses=problem_responses(400, 401, 403, 404, 422),
+        opt={"event_data": "EventBody"},
     )
     def stream(
         self,
@@ -667,6 +764,7 @@ class ChecksController(Controller):
         def read(since: int) -> list[dict[str, Any]]:
             return [e.to_dict() for e in rt.service.events(check_id, since)]
 
+        client = request.client.host if request.client is not None else "unknown"
         def still_allowed() -> bool:
             try:
                 check_role(request, rt.settings, rt.store, check_id, fresh=True)
@@ -674,9 +772,14 @@ class ChecksController(Controller):
                 return False
             return True
 
-        return ServerSentEvent(
+        release = rt.streams.claim(check_id, client)
+        stream = _holding(
             event_stream(rt.channels, read, check_id, start, still_allowed=still_allowed),
-            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+            release,
+        )
+        weakref.finalize(stream, release)  # a stream never started still gives its slot back
+        return ServerSentEvent(
+            stream, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
         )
 
     @get(
@@ -768,7 +871,8 @@ def _last_event_id(request: Request[Any, Any, Any]) -> int:
     header = request.headers.get("last-event-id")
     if header is None or not header.strip():
         return 0
-    if not header.strip().isdigit() or int(header.strip()) > MAX_SEQUENCE:
+    number = _sequence_number(header.strip())
+    if number is None:
         raise ApiProblem(
             400,
             "invalid-last-event-id",
@@ -776,7 +880,7 @@ def _last_event_id(request: Request[Any, Any, Any]) -> int:
             f"{MAX_SEQUENCE}), not {header!r}",
             field="Last-Event-ID",
         )
-    return int(header.strip())
+    return number
 
 
 def _delivery(d: WebhookDelivery) -> DeliveryBody:

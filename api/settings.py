@@ -44,6 +44,15 @@ def _flag(value: str | None, default: bool) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def _positive(env: Mapping[str, str], name: str, default: int) -> int:
+    value = (env.get(name) or "").strip()
+    if not value:
+        return default
+    if not value.isascii() or not value.isdigit() or int(value) < 1:
+        raise ValueError(f"{name}={value!r} is not a positive whole number")
+    return int(value)
+
+
 @dataclass(frozen=True)
 class Settings:
     """What the API needs to run. ``from_env()`` reads ``SKILLCHECK_*`` variables."""
@@ -76,6 +85,11 @@ class Settings:
     #: The API's public address (``https://checks.example``): webhooks then link the revealed
     #: record with an absolute URL; unset, the link is a path.
     public_url: str | None = None
+    #: Live streams (SSE) open at once, per check and per client address, in each process: a
+    #: stream holds a connection and a subscription, so anyone with a token could otherwise
+    #: open thousands. Over either, 429 with Retry-After.
+    streams_per_check: int = 16
+    streams_per_client: int = 32
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 1
@@ -95,6 +109,8 @@ class Settings:
             webhooks_allow_private=_flag(env.get("SKILLCHECK_WEBHOOKS_ALLOW_PRIVATE"), False),
             public_url=(env.get("SKILLCHECK_PUBLIC_URL") or "").rstrip("/") or None,
             threads=int(env.get("SKILLCHECK_THREADS") or 4),
+            streams_per_check=_positive(env, "SKILLCHECK_STREAMS_PER_CHECK", 16),
+            streams_per_client=_positive(env, "SKILLCHECK_STREAMS_PER_CLIENT", 32),
             host=env.get("SKILLCHECK_HOST") or "127.0.0.1",
             port=int(env.get("SKILLCHECK_PORT") or 8000),
             workers=int(env.get("SKILLCHECK_WORKERS") or 1),

@@ -420,6 +420,18 @@ class SqlCheckStore:
         )
 
     # -- helpers ----------------------------------------------------------------------------------
+    def token_known(self, token_sha256: str) -> bool:
+        """Whether some check has this player or spectator token (both columns are unique, so
+        indexed): a token that is no check's gets 401, one of another check's 404."""
+        query = sa.select(AccessRow.check_id).where(
+            sa.or_(
+                AccessRow.player_token_sha256 == token_sha256,
+                AccessRow.spectator_token_sha256 == token_sha256,
+            )
+        )
+        with self._reading() as session:
+            return session.execute(query.limit(1)).first() is not None
+
     @staticmethod
     def _refuse_taken_key(conn: Connection, record: IdempotencyRecord) -> None:
         taken = conn.execute(_KEY_TAKEN, {"b_scope": record.scope, "b_key": record.key}).first()

@@ -93,6 +93,7 @@ __all__ = [
     "VersionConflictError",
     "commitment_preimage",
     "compute_commitment",
+    "seed_provenance",
     "verify_commitment",
 ]
 
@@ -194,6 +195,9 @@ class CheckConfig:
     metadata: dict[str, Any] = field(factory=dict)
     #: The character making the check ("Mira"), checked text like the label.
     character: str | None = None
+    #: The creator passed the seed (the GM knows the deal): views, the revealed record and the
+    #: commitment say so (docs/sessions.md#a-seed-the-gm-chose).
+    seed_chosen: bool = False
 
     def build_game(self) -> Game[Any]:
         game: Game[Any] = game_from_params(self.game, self.params)
@@ -208,6 +212,7 @@ class CheckConfig:
             "label": self.label,
             "metadata": _plain(self.metadata, "metadata"),
             "character": self.character,
+            "seed_chosen": self.seed_chosen,
         }
 
 
@@ -327,6 +332,8 @@ class CheckView:
     created_at: datetime
     updated_at: datetime
     character: str | None = None
+    #: The GM chose the seed: the deal was fixed before play, but not at random.
+    seed_chosen: bool = False
 
     @property
     def is_over(self) -> bool:
@@ -362,6 +369,7 @@ class CheckView:
             "label": self.label,
             "metadata": self.metadata,
             "cancel_reason": self.cancel_reason,
+            "seed_chosen": self.seed_chosen,
             "created_at": self.created_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
             "character": self.character,
@@ -384,34 +392,55 @@ class CreatedCheck:
 # ---- the commitment ----------------------------------------------------------------------------
 
 
-def commitment_preimage(game: str, params: Mapping[str, Any], seed: int, salt: str) -> bytes:
+def commitment_preimage(
+    game: str, params: Mapping[str, Any], seed: int, salt: str, *, seed_chosen: bool = False
+) -> bytes:
     """The bytes the commitment hashes: the canonical JSON (keys sorted at every level, no
-    whitespace, UTF-8) of ``{"game", "params", "salt", "seed"}``."""
-    data = {"game": game, "params": dict(params), "seed": seed, "salt": salt}
+    whitespace, UTF-8) of ``{"game", "params", "salt", "seed"}``, plus ``"seed_chosen": true``
+    when the GM chose the seed (so a record that hides that no longer matches)."""
+    data: dict[str, Any] = {"game": game, "params": dict(params), "seed": seed, "salt": salt}
+    if seed_chosen:
+        data["seed_chosen"] = True
     return _canonical_json(data).encode("utf-8")
 
 
-def compute_commitment(game: str, params: Mapping[str, Any], seed: int, salt: str) -> str:
+def compute_commitment(
+    game: str, params: Mapping[str, Any], seed: int, salt: str, *, seed_chosen: bool = False
+) -> str:
     """SHA-256 of :func:`commitment_preimage`, as 64 lowercase hex digits."""
-    return hashlib.sha256(commitment_preimage(game, params, seed, salt)).hexdigest()
+    preimage = commitment_preimage(game, params, seed, salt, seed_chosen=seed_chosen)
+    return hashlib.sha256(preimage).hexdigest()
+
+
+def seed_provenance(seed_chosen: bool) -> str:
+    """Who chose a check's seed, and so what its commitment proves, in plain words."""
+    if seed_chosen:
+        return (
+            "chosen by the GM — the commitment proves the deal was fixed before play, "
+            "not that it was random"
+        )
+    return "drawn at random by the server"
 
 
 def verify_commitment(
     record: GameRecord | RevealedRecord | Mapping[str, Any],
     salt: str | None = None,
     commitment: str | None = None,
+    *,
+    seed_chosen: bool = False,
 ) -> None:
     """Check that a revealed record's game, parameters and seed, with ``salt``, hash to
     ``commitment``; raises :class:`CommitmentError` if not.
 
     ``record`` is a :class:`GameRecord`, its JSON data, or a :class:`RevealedRecord` (or its
-    JSON data), which carries its own salt and commitment.
+    JSON data), which carries its own salt, commitment and ``seed_chosen``.
     """
     if isinstance(record, Mapping) and record.get("format") == REVEALED_FORMAT:
         record = RevealedRecord.from_dict(record)
     if isinstance(record, RevealedRecord):
         salt = record.salt if salt is None else salt
         commitment = record.commitment if commitment is None else commitment
+        seed_chosen = record.seed_chosen
         game_record = record.record
     elif isinstance(record, GameRecord):
         game_record = record
@@ -424,7 +453,9 @@ def verify_commitment(
             "the record hides its seed (the check had not ended when it was written): the "
             "commitment cannot be checked"
         )
-    actual = compute_commitment(game_record.game, game_record.params, game_record.seed, salt)
+    actual = compute_commitment(
+        game_record.game, game_record.params, game_record.seed, salt, seed_chosen=seed_chosen
+    )
     if not hmac.compare_digest(actual, commitment.lower()):
         raise CommitmentError(
             f"the revealed game, parameters, seed and salt hash to {actual}, not to the published "
@@ -446,6 +477,8 @@ class RevealedRecord:
     salt: str
     record: GameRecord
     cancel_reason: str | None = None
+    #: The GM chose the seed (bound into the commitment, docs/sessions.md).
+    seed_chosen: bool = False
     format: str = REVEALED_FORMAT
 
     def verify(self) -> State[Any]:
@@ -473,6 +506,7 @@ class RevealedRecord:
             "commitment": self.commitment,
             "salt": self.salt,
             "cancel_reason": self.cancel_reason,
+            "seed_chosen": self.seed_chosen,
             "record": self.record.to_dict(),
         }
 
@@ -486,8 +520,14 @@ class RevealedRecord:
                 f"unknown revealed record format {data.get('format')!r}: this library reads "
                 f"{REVEALED_FORMAT!r}"
             )
+        seed_chosen = data.get("seed_chosen", False)
+        if not isinstance(seed_chosen, bool):
+            raise ParseError(
+                f"a revealed record's seed_chosen is true or false, not {seed_chosen!r}"
+            )
         try:
             return cls(
+                seed_chosen=seed_chosen,
                 check_id=str(data["check_id"]),
                 status=CheckStatus(data["status"]),
                 commitment=str(data["commitment"]),
@@ -831,7 +871,14 @@ class SessionService:
             _check_text(character, "character", MAX_LABEL)
         meta = _plain(dict(metadata or {}), "metadata")
         config = CheckConfig(
-            name, normalized, end_when_lost, unwinnable_max_states, label, meta, character=character
+            name,
+            normalized,
+            end_when_lost,
+            unwinnable_max_states,
+            label,
+            meta,
+            character=character,
+            seed_chosen=seed is not None,
         )
 
         idempotency: IdempotencyRecord | None = None
@@ -850,7 +897,9 @@ class SessionService:
 
         seed = draw_seed() if seed is None else seed
         salt = self._salt_factory()
-        commitment = compute_commitment(name, normalized, seed, salt)
+        commitment = compute_commitment(
+            name, normalized, seed, salt, seed_chosen=config.seed_chosen
+        )
         state = built.new_state(seed)
         now = self._clock()
         stored = StoredCheck(check_id, config, seed, salt, commitment, now)
@@ -1250,6 +1299,7 @@ class SessionService:
             created_at=stored.created_at,
             updated_at=updated_at,
             character=stored.config.character,
+            seed_chosen=stored.config.seed_chosen,
         )
 
     def _revealed(self, stored: StoredCheck, live: _Live, status: CheckStatus) -> RevealedRecord:
@@ -1260,6 +1310,7 @@ class SessionService:
             salt=stored.salt,
             record=live.state.record(reveal=True),
             cancel_reason=live.cancel_reason,
+            seed_chosen=stored.config.seed_chosen,
         )
 
     def _dispatch(self, check_id: str, events: Sequence[CheckEvent]) -> None:

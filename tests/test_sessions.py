@@ -143,7 +143,8 @@ def test_a_check_won_on_a_solver_line_reveals_a_record_that_verifies(
     assert revealed.record.seed == seed
     final = verify(revealed.record)
     assert final.outcome == view.outcome
-    verify_commitment(revealed.record, revealed.salt, created.commitment)
+    # the seed was passed, so the commitment binds seed_chosen (docs/sessions.md)
+    verify_commitment(revealed.record, revealed.salt, created.commitment, seed_chosen=True)
     assert revealed.verify().outcome == view.outcome
     # The JSON round trip keeps everything a third party needs.
     again = RevealedRecord.from_json(revealed.to_json())
@@ -423,18 +424,20 @@ def test_the_commitment_follows_the_documented_recipe() -> None:
     created = service.create(QUOTA, seed=1234)
     service.concede(created.check_id)
     revealed = service.record(created.check_id)
-    # docs/sessions.md: SHA-256 of the canonical JSON of {game, params, salt, seed}.
+    # docs/sessions.md: SHA-256 of the canonical JSON of {game, params, salt, seed}, and
+    # "seed_chosen": true since the caller chose the seed.
     material = {
         "game": "three-towers",
         "params": game_params(QUOTA),
         "seed": 1234,
         "salt": revealed.salt,
+        "seed_chosen": True,
     }
     text = json.dumps(material, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert hashlib.sha256(text.encode("utf-8")).hexdigest() == created.commitment
-    assert compute_commitment("three-towers", game_params(QUOTA), 1234, revealed.salt) == (
-        created.commitment
-    )
+    assert compute_commitment(
+        "three-towers", game_params(QUOTA), 1234, revealed.salt, seed_chosen=True
+    ) == (created.commitment)
     assert re.fullmatch(r"[0-9a-f]{64}", created.commitment)
 
 
@@ -455,13 +458,15 @@ def test_a_tampered_reveal_fails_the_commitment() -> None:
     with pytest.raises(CommitmentError):
         verify_commitment(other_seed, revealed.salt, created.commitment)
     with pytest.raises(CommitmentError):
-        verify_commitment(record, "0" * 32, created.commitment)
+        verify_commitment(record, "0" * 32, created.commitment, seed_chosen=True)
     with pytest.raises(CommitmentError):
-        verify_commitment(record, revealed.salt, "f" * 64)
+        verify_commitment(record, revealed.salt, "f" * 64, seed_chosen=True)
     hidden = GameRecord.from_dict({**record.to_dict(), "seed": None, "deal": None})
     with pytest.raises(CommitmentError):
         verify_commitment(hidden, revealed.salt, created.commitment)
-    verify_commitment(record.to_dict(), revealed.salt, created.commitment.upper())
+    with pytest.raises(CommitmentError):  # the seed was chosen: saying otherwise is a forgery
+        verify_commitment(record, revealed.salt, created.commitment, seed_chosen=False)
+    verify_commitment(record.to_dict(), revealed.salt, created.commitment.upper(), seed_chosen=True)
 
 
 def test_two_checks_on_the_same_seed_have_different_commitments() -> None:

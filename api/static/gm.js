@@ -890,14 +890,17 @@ async function recordView(record, published) {
       "This page cannot check the commitment here (the browser allows it only over HTTPS). " +
       "Use skillcheck verify on the downloaded record.";
   } else {
-    const preimage = canonicalJson({ game: game.game, params: game.params, seed: game.seed, salt: record.salt });
+    const committed = { game: game.game, params: game.params, seed: game.seed, salt: record.salt };
+    if (record.seed_chosen === true) committed.seed_chosen = true; // docs/sessions.md: bound only when chosen
+    const preimage = canonicalJson(committed);
     const actual = await sha256Hex(preimage);
     const same = actual === String(record.commitment).toLowerCase();
     const asPublished = published === undefined || published === record.commitment;
     if (same && asPublished) {
       verdict.textContent =
         "Commitment verified: this deal is the one fixed when the check was made." +
-        (published ? " It matches the commitment this page saw at creation." : "");
+        (published ? " It matches the commitment this page saw at creation." : "") +
+        (record.seed_chosen === true ? " You chose this deal's seed, and the record says so." : "");
       verdict.dataset.verified = "true";
     } else {
       verdict.textContent = same

@@ -302,6 +302,8 @@ function render() {
   if (view.params?.move_limit) limits.push(`at most ${view.params.move_limit} moves`);
   if (view.params?.undo === false) limits.push("no undo");
   $("limits-fact").hidden = !limits.length;
+  // The commitment proves the deal was fixed before play; when the GM chose it, say so.
+  $("seed-fact").hidden = view.seed_chosen !== true;
   $("limits").textContent = limits.join(", ");
   renderMeters(view.board.meters || []);
   // Keep the keyboard focus on the same control across re-renders (and after a busy spell,

@@ -336,22 +336,27 @@ def verify_command(record_file: TextIO) -> None:
     and salt are checked against the commitment published before play), or - for stdin. Exits 0
     and prints OK with the outcome, or exits 1 with the reason the record does not check out.
     """
-    from skillcheck.sessions import REVEALED_FORMAT, RevealedRecord
+    from skillcheck.sessions import REVEALED_FORMAT, RevealedRecord, seed_provenance
 
     text = record_file.read()
-    revealed = False
+    check: RevealedRecord | None = None
     with library_errors(EXIT_INVALID_RECORD):
         data = read_json_object(text, "a game record")
         if data.get("format") == REVEALED_FORMAT:
             # A check's revealed record: the seed and salt must match the published commitment.
-            state = RevealedRecord.from_dict(data).verify()
-            revealed = True
+            check = RevealedRecord.from_dict(data)
+            state = check.verify()
         else:
             state = verify(GameRecord.from_dict(data))
     outcome = state.outcome
     summary = (
         outcome.summary if outcome is not None else f"in progress after {len(state.moves)} moves"
     )
-    if revealed:
+    if check is not None:
         summary = f"the seed matches the commitment; {summary}"
-    stdout().print(Text.assemble(("OK", "bold green"), f": {summary}"), soft_wrap=True)
+    out = stdout()
+    out.print(Text.assemble(("OK", "bold green"), f": {summary}"), soft_wrap=True)
+    if check is not None:
+        # Who chose the deal is part of what the commitment proves (docs/sessions.md).
+        who = seed_provenance(check.seed_chosen)
+        out.print(f"seed: {who}", soft_wrap=True, highlight=False)

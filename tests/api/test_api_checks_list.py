@@ -325,19 +325,19 @@ def test_reissuing_a_token_locks_the_old_one_out_at_once(
     assert body["link"] == f"/play/{check['check_id']}#token={body['token']}"
     assert response.headers["cache-control"] == "no-store"
     for url in (path, f"{path}/events", f"{path}/stream"):
-        assert client.get(url, headers=bearer(old)).status_code == 404
+        assert client.get(url, headers=bearer(old)).status_code == 401
     assert client.get(path, headers=bearer(body["token"])).status_code == 200
     other = "spectator" if role == "player" else "player"
     assert client.get(path, headers=bearer(check[f"{other}_token"])).status_code == 200
     if role == "player":
         move = {"move": check["view"]["legal_moves"][0]}
-        assert client.post(f"{path}/moves", json=move, headers=bearer(old)).status_code == 404
+        assert client.post(f"{path}/moves", json=move, headers=bearer(old)).status_code == 401
         assert (
             client.post(f"{path}/moves", json=move, headers=bearer(body["token"])).status_code
             == 200
         )
     again = client.post(f"{path}/tokens/{role}", headers=bearer(GM_KEY)).json()
-    assert client.get(path, headers=bearer(body["token"])).status_code == 404
+    assert client.get(path, headers=bearer(body["token"])).status_code == 401
     assert client.get(path, headers=bearer(again["token"])).status_code == 200
 
 
@@ -390,7 +390,7 @@ def test_reissue_on_one_process_locks_the_old_token_out_on_another(tmp_path: Pat
         # B drops its copy when the pub/sub message arrives: milliseconds on an idle machine;
         # the bound leaves room for a loaded one (the window is documented in docs/api.md)
         deadline = time.monotonic() + 5.0
-        while httpx.get(f"{b}{path}", headers=old).status_code != 404:
+        while httpx.get(f"{b}{path}", headers=old).status_code != 401:
             assert time.monotonic() < deadline, "B still lets the old token in after 5 s"
             time.sleep(0.02)
 

@@ -124,10 +124,12 @@ def test_roles(client: TestClient[Any]) -> None:
     )
     assert_problem(client.post(f"{url}/concede", headers=spectator), 403, "forbidden")
     assert_problem(client.post(f"{url}/cancel", headers=player), 403, "forbidden")
-    # a foreign token (another check's player, another GM, garbage) gets the same 404 as a
-    # check that does not exist
+    # a foreign token (another check's player, another GM) gets the same 404 as a check that
+    # does not exist; a token that is nobody's gets 401 whether or not the check exists
     other = new_check(client)
-    foreign = [bearer(other["player_token"]), bearer(OTHER_GM_KEY), bearer("nonsense")]
+    foreign = [bearer(other["player_token"]), bearer(OTHER_GM_KEY)]
+    for path in (url, "/v1/checks/00000000-0000-4000-8000-000000000000"):
+        assert_problem(client.get(path, headers=bearer("nonsense")), 401, "unauthorized")
     missing = "/v1/checks/00000000-0000-4000-8000-000000000000"
     details = set()
     for headers in foreign:
@@ -180,7 +182,7 @@ def test_problem_shapes_name_the_field(client: TestClient[Any]) -> None:
     typo = client.post("/v1/checks", json={"parms": {}}, headers=gm)
     assert assert_problem(typo, 400, "validation-error")["field"] == "parms"
     wrong_type = client.post("/v1/checks", json={"seed": "x"}, headers=gm)
-    assert assert_problem(wrong_type, 400, "validation-error")["field"] == "seed"
+    assert assert_problem(wrong_type, 422, "wrong-type")["field"] == "seed"  # never converted
     check = new_check(client)
     url, player = f"/v1/checks/{check['check_id']}", bearer(check["player_token"])
     assert_problem(

@@ -116,13 +116,13 @@ def test_a_gm_secret_is_used_and_bad_callbacks_are_refused(
     ]
     for body, field in refusals:
         response = _create(client, **body)
-        assert response.status_code == 400, body
+        assert response.status_code == 422, body  # a value refused, as for any parameter
         assert response.json()["field"] == field
         assert "hunter2" not in response.text  # a bad secret is not echoed
     strict = dataclasses.replace(settings, webhooks_allow_private=False)
     with TestClient(create_app(strict)) as strict_client:
         response = _create(strict_client, callback_url=receiver.url)
-        assert response.status_code == 400 and response.json()["field"] == "callback_url"
+        assert response.status_code == 422 and response.json()["field"] == "callback_url"
         assert "private" in response.json()["detail"]
 
 

@@ -203,7 +203,7 @@ def test_a_gm_runs_a_check_from_the_page(
             f"{base}/v1/checks/{check_id}",
             headers={"Authorization": f"Bearer {player_link.split('#token=')[1]}"},
         )
-        assert old.status_code == 404
+        assert old.status_code == 401
         player.goto("about:blank")
         player.goto(new_link)
         expect(player.locator("#game")).to_be_visible()

@@ -84,7 +84,9 @@ export async function run(base: string, gmKey: string): Promise<Summary> {
   const games: GamesList = await call<GamesList>(base, "GET", "/v1/games");
   const first: string = games.games[0].name;
   const detail: GameDetail = await call<GameDetail>(base, "GET", `/v1/games/${first}`);
-  const body: CreateBody = { game: detail.name, params: detail.examples[0].params, seed: 7 };
+  // `game` is an enum of the registered games in the document; a name read from /v1/games is one
+  const game = detail.name as CreateBody["game"];
+  const body: CreateBody = { game, params: detail.examples[0].params, seed: 7 };
   const created: Created = await call<Created>(base, "POST", "/v1/checks", gmKey, body);
   const view: View = created.view;
 
