@@ -77,8 +77,8 @@ __all__ = [
 ]
 
 _NO_LIMIT = 1 << 62
-#: With redeals left, the exact best score gets at most this many positions of the budget
-#: (about a second); past it the solver reports proved bounds instead.
+#: With redeals left, the exact best score gets at most this many positions of a budget
+#: (about a second; no cap without a budget); past it the solver reports proved bounds.
 REDEAL_SCORE_STATES = 100_000
 
 
@@ -312,7 +312,8 @@ class TriPeaksSolver:
             lower = scored.score if lower is None else max(lower, scored.score)
         scorer = _RedealScore(state, problem, budget, self.compiled)
         full = budget.limit
-        budget.limit = min(full, budget.states + REDEAL_SCORE_STATES)
+        if full != _NO_LIMIT:  # a caller with a budget gets bounds rather than a long wait
+            budget.limit = min(full, budget.states + REDEAL_SCORE_STATES)
         value, _ = scorer.best(_NO_SCORE if lower is None else lower - 1)
         budget.limit = full
         if value is not None:
