@@ -542,3 +542,123 @@ odds = GameGroup(
     examples=first_examples("odds", ["--deals", "100"]),
     short_help="Success probabilities with confidence intervals.",
 )
+
+
+# ---- odds-tables ---------------------------------------------------------------------------------
+
+
+def _profile_deals(values: Sequence[str]) -> dict[str, int]:
+    """``--deals casual=200 --deals careful=20`` as {profile: deals}."""
+    from skillcheck.profiles import PROFILE_KEYS
+
+    found: dict[str, int] = {}
+    for text in values:
+        profile, _, count = text.partition("=")
+        profile, count = profile.strip(), count.strip()
+        if profile not in PROFILE_KEYS or not (count.isascii() and count.isdigit()):
+            raise ParseError(
+                f"--deals {text!r} is not allowed: give PROFILE=N with PROFILE one of "
+                f"{', '.join(PROFILE_KEYS)} and N a whole number (0 leaves the profile out)"
+            )
+        found[profile] = int(count)
+    return found
+
+
+@click.command("odds-tables")
+@click.option("--regenerate", is_flag=True, help="Recompute the tables (else list them).")
+@click.option(
+    "--game", "names", multiple=True, metavar="GAME",
+    help="Only this game (repeat the option); default: every game that ships tables.",
+)  # fmt: skip
+@click.option(
+    "--deals", "deals", multiple=True, metavar="PROFILE=N",
+    help="Deals per cell for a profile (careful, casual, ceiling), replacing every grid's "
+    "declared number: more deals make a finer table. 0 leaves the profile out.",
+)  # fmt: skip
+@click.option("--workers", type=int, help="Worker processes (default: one per core).")
+@click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path),
+    help="Write the tables into this directory (default: the package's odds_data).",
+)  # fmt: skip
+@click.option(
+    "--extend", is_flag=True,
+    help="Keep the deals already in the files and play only those they lack (resume a long "
+    "run, or make a table finer with --deals).",
+)  # fmt: skip
+@click.option(
+    "--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
+    help="Also append progress lines (time, grid, done/total) to this file.",
+)  # fmt: skip
+def odds_tables(
+    regenerate: bool, names: tuple[str, ...], deals: tuple[str, ...], workers: int | None,
+    out: Path | None, extend: bool, log_path: Path | None,
+) -> None:  # fmt: skip
+    """The odds tables shipped with the package: list them, or recompute them (--regenerate).
+
+    Each game declares its grids in its odds.py; every profile of a grid plays the first N of
+    the same seeded deals, so a cell recomputed by `skillcheck odds` with that seed and those
+    deals gives the same numbers."""
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from skillcheck.engine import GAMES
+    from skillcheck.profiles import gm_odds_of
+    from skillcheck.tables import DATA_DIR, generate, grid_cells
+
+    with library_errors():
+        for name in names:
+            if name not in GAMES:
+                raise ParameterError(
+                    "game", f"unknown game {name!r}: the games are {', '.join(GAMES)}"
+                )
+        chosen = [n for n in (names or GAMES) if gm_odds_of(n).grids]
+        override = _profile_deals(deals)
+        if workers is not None and workers < 1:
+            raise ParseError(f"workers {workers} is not allowed: give at least 1")
+        if not regenerate:
+            listing = Table(title="Shipped odds tables", title_justify="left")
+            for column in ("game", "grid", "cells", "deals per profile", "file"):
+                listing.add_column(column)
+            for name in chosen:
+                path = (out or DATA_DIR) / f"{name}.json"
+                for grid in gm_odds_of(name).grids:
+                    listing.add_row(
+                        name, grid.name, str(len(grid_cells(name, grid))),
+                        ", ".join(f"{p} {n}" for p, n in {**grid.deals, **override}.items() if n),
+                        str(path) if path.exists() else "(not generated)",
+                    )  # fmt: skip
+            stdout().print(listing)
+            return
+        started = time.monotonic()
+        last_logged = [0.0]
+
+        def log(line: str) -> None:
+            if log_path is not None:
+                with log_path.open("a", encoding="utf-8") as handle:
+                    handle.write(f"{time.strftime('%H:%M:%S')} {line}\n")
+
+        progress = Progress(
+            "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+            TimeRemainingColumn(), console=stderr(), transient=True,
+        )  # fmt: skip
+        with progress, ProcessPoolExecutor(max_workers=workers) as pool:
+            for name in chosen:
+                task = progress.add_task(name, total=None)
+
+                def update(grid: str, done: int, total: int, task: Any = task) -> None:
+                    progress.update(task, completed=done, total=total, description=grid)
+                    now = time.monotonic()
+                    if done == total or now - last_logged[0] >= 30:
+                        last_logged[0] = now
+                        log(f"{grid} {done}/{total} ({now - started:.0f} s)")
+
+                log(f"{name}: start")
+                generate(
+                    name, deals=override, executor=pool, progress=update, out=out,
+                    extend=extend,
+                )  # fmt: skip
+                log(f"{name}: written ({time.monotonic() - started:.0f} s)")
+                progress.remove_task(task)
+                stderr().print(f"{name}: written")
