@@ -24,6 +24,7 @@ from attrs import field, frozen
 
 from skillcheck.engine import Game
 from skillcheck.odds import PERFECT, wilson_interval
+from skillcheck.solving import RandomBot
 
 __all__ = [
     "PROFILE_KEYS",
@@ -79,9 +80,9 @@ def words_for(rate: float) -> str:
 
 def percent(rate: float) -> str:
     """A rate as a whole percentage that never claims a certainty it does not have."""
-    if 0 < rate < 0.005:
+    if 0 < rate < 0.01:
         return "under 1 %"
-    if 0.995 <= rate < 1:
+    if 0.99 < rate < 1:
         return "over 99 %"
     return f"{round(100 * rate)} %"
 
@@ -139,7 +140,8 @@ def register_gm_odds(
 
 
 def gm_odds_of(name: str) -> GmOdds:
-    """What game ``name`` declared (nothing: casual is its first bot, no careful profile)."""
+    """What game ``name`` declared (nothing: casual is its first bot that is not the random
+    fallback, and there is no careful profile)."""
     return _DECLARED.get(name) or GmOdds()
 
 
@@ -154,8 +156,8 @@ def profile_methods(game: Game[Any]) -> dict[str, str]:
                 found[key] = PERFECT
             continue
         bot = declared.get(key)
-        if bot is None and key == "casual" and bots:
-            bot = bots[0]
+        if bot is None and key == "casual":  # the first bot that is more than random moves
+            bot = next((b for b in bots if b != RandomBot.name), None)
         if bot is not None and bot in bots:
             found[key] = bot
     return found

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from skillcheck.engine import Game
+from skillcheck.engine import GAMES, Game
 from skillcheck.errors import ParameterError, ParseError, SkillcheckError
 from skillcheck.odds import (
     PERFECT,
@@ -43,12 +43,14 @@ from .options import (
     click_options,
     default_game,
     example_commands,
+    example_options,
     game_options,
     read_options,
     read_values,
+    to_flags,
 )
 
-__all__ = ["autoplay", "odds", "plot_odds", "solve"]
+__all__ = ["autoplay", "calibrate_group", "odds", "odds_tables", "plot_odds", "solve"]
 
 #: A picture of an odds table shows at most this many varying parameters (a heatmap).
 MAX_PLOT_AXES = 2
@@ -662,3 +664,153 @@ def odds_tables(
                 log(f"{name}: written ({time.monotonic() - started:.0f} s)")
                 progress.remove_task(task)
                 stderr().print(f"{name}: written")
+
+
+# ---- calibrate -----------------------------------------------------------------------------------
+
+
+def print_calibration(cls: type[Game[Any]], result: Any, fixed: Mapping[str, Any]) -> None:
+    """The calibration as a table: every value's odds, the closest marked."""
+    from skillcheck.profiles import PROFILE_NAMES, percent
+
+    console = stdout()
+    shown = [f"{k} {_cell_value(v)}" for k, v in fixed.items()]
+    deals = sorted({c.deals for c in result.choices})
+    source = "the shipped tables" if result.source == "shipped" else "computed"
+    out = Table(
+        title=" · ".join([cls.title, *shown, PROFILE_NAMES[result.profile]]),
+        title_justify="left",
+        caption=f"{'/'.join(map(str, deals))} deals per value · {source}",
+        caption_justify="left",
+    )
+    out.add_column(result.parameter, justify="right")
+    out.add_column("chance [95 % CI]", justify="right")
+    out.add_column("in words")
+    out.add_column("")
+    for choice in result.choices:
+        data = choice.to_dict()
+        mark = f"◀ closest to {percent(result.target)}" if choice.value == result.best else ""
+        out.add_row(
+            _cell_value(choice.value),
+            f"{100 * data['rate']:5.1f} % [{100 * data['low']:.0f}–{100 * data['high']:.0f}]",
+            data["words"],
+            mark,
+            style="bold" if mark else None,
+        )
+    console.print(out)
+    console.print(result.summary)
+
+
+def calibrate_examples(cls: type[Game[Any]], taken: Collection[str] = ()) -> list[str]:
+    """``skillcheck calibrate`` on the game's first example, less its difficulty parameter."""
+    import shlex
+
+    from skillcheck.profiles import gm_odds_of
+
+    declared = gm_odds_of(cls.name).difficulty
+    examples = cls.examples()
+    flat = example_options(cls, examples[0]) if examples and declared is not None else None
+    if flat is None or declared is None:
+        return []
+    try:
+        parameter = declared(flat).parameter
+    except SkillcheckError:
+        return []
+    flat = {k: v for k, v in flat.items() if k != parameter}
+    flags = to_flags(game_options(cls, taken), flat)
+    line = ["skillcheck", "calibrate", cls.name, *flags, "--target", "0.6"]
+    return [shlex.join(line), shlex.join([*line, "--profile", "ceiling"])]
+
+
+def _calibrate_command(cls: type[Game[Any]]) -> click.Command:
+    from skillcheck.profiles import PROFILE_KEYS
+
+    own: list[click.Parameter] = [
+        click.Option(
+            ["--target"], type=float, required=True,
+            help="The wanted chance of success, from 0 to 1 (0.6 is 60 %).",
+        ),
+        click.Option(
+            ["--profile"], type=click.Choice(PROFILE_KEYS), default="casual", show_default=True,
+            help="Who plays: careful (the game's strong fair bot), casual (its fast fair bot) "
+            "or ceiling (perfect play).",
+        ),
+        click.Option(
+            ["--deals"], type=int,
+            help="Play this many deals per value (default: the shipped tables when they hold "
+            "every value, else 200).",
+        ),
+        click.Option(
+            ["--seed"], type=int, default=0, show_default=True,
+            help="Master seed of the deals played (not of the shipped tables).",
+        ),
+        click.Option(["--workers"], type=int, help="Worker processes (default: one per core)."),
+        click.Option(["--json", "as_json"], is_flag=True, help="Print the answer as JSON."),
+    ]
+    options = game_options(cls, option_names(own))
+
+    def run(
+        target: float, profile: str, deals: int | None, seed: int, workers: int | None,
+        as_json: bool, **kwargs: Any,
+    ) -> None:  # fmt: skip
+        from concurrent.futures import ProcessPoolExecutor
+
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+        from skillcheck.calibrate import calibrate, plan, shipped_choices
+
+        with library_errors():
+            fixed = read_options(options, kwargs)
+            validate_seed(seed)
+            if deals is not None and deals < 1:
+                raise ParseError(f"deals {deals} is not allowed: give at least 1")
+            if workers is not None and workers < 1:
+                raise ParseError(f"workers {workers} is not allowed: give at least 1")
+            chosen = plan(cls.name, target, profile, fixed)
+            if deals is None and shipped_choices(chosen) is not None:
+                result = calibrate(cls.name, target, profile, fixed)
+            else:
+                progress = Progress(
+                    "[progress.description]{task.description}", BarColumn(),
+                    MofNCompleteColumn(), TimeRemainingColumn(), console=stderr(),
+                    transient=True,
+                )  # fmt: skip
+                with progress, ProcessPoolExecutor(max_workers=workers) as pool:
+                    task = progress.add_task("playing deals", total=None)
+
+                    def update(done: int, total: int) -> None:
+                        progress.update(task, completed=done, total=total)
+
+                    result = calibrate(
+                        cls.name, target, profile, fixed, deals=deals or 200, seed=seed,
+                        executor=pool, progress=update,
+                    )  # fmt: skip
+        if as_json:
+            print_json(result.to_dict())
+            return
+        print_calibration(cls, result, fixed)
+
+    text = (
+        f"Which value of {cls.title}'s difficulty parameter gives the wanted chance (--target) "
+        "for a player (--profile), the other options fixed: every value's odds in plain words, "
+        "the closest marked. The shipped tables answer at once; other options are played "
+        "(progress on stderr)."
+    )
+    return GameCommand(
+        cls.name,
+        params=[*click_options(options), *own],
+        callback=run,
+        help=text,
+        examples=lambda: calibrate_examples(cls, option_names(own)),
+        short_help=cls.summary or cls.title,
+    )
+
+
+calibrate_group = GameGroup(
+    "calibrate",
+    _calibrate_command,
+    help="Which difficulty (a quota, a level...) of GAME gives the wanted chance for a player. "
+    "`skillcheck calibrate GAME --help` lists its options.",
+    examples=lambda: [line for cls in GAMES.values() for line in calibrate_examples(cls)[:1]],
+    short_help="Which difficulty gives the wanted chance.",
+)
