@@ -42,8 +42,10 @@ PRESETS: dict[str, dict[str, Any]] = {
 register_analysis(Tripeaks.name, odds_presets=PRESETS)
 
 #: Deals per profile of the shipped tables, by preset (perfect play needs seconds a deal on
-#: TriTowers' low targets, so its ceiling is not shipped: it is computed when asked for).
+#: TriTowers' low targets, so its ceiling is not shipped: it is computed when asked for). The
+#: careful player is the ``strong`` bot once the game has one (until then it is left out).
 SHIPPED_DEALS: dict[str, dict[str, int]] = {"tritowers": {"casual": 60}}
+DEFAULT_DEALS: dict[str, int] = {"casual": 60, "ceiling": 60, "careful": 20}
 #: The tables shipped with the package: every preset, played by the casual player (the fast
 #: bot) and perfect play on the same deals.
 SHIPPED: tuple[ShippedGrid, ...] = tuple(
@@ -51,7 +53,7 @@ SHIPPED: tuple[ShippedGrid, ...] = tuple(
         name,
         dict(preset.get("params", {})),
         {k: tuple(v) for k, v in preset["axes"].items()},
-        SHIPPED_DEALS.get(name, {"casual": 60, "ceiling": 60}),
+        SHIPPED_DEALS.get(name, DEFAULT_DEALS),
     )
     for name, preset in PRESETS.items()
 )
@@ -67,5 +69,10 @@ def difficulty(fixed: Mapping[str, Any]) -> Difficulty:
 
 
 register_gm_odds(
-    Tripeaks.name, casual="fast", difficulty=difficulty, grids=SHIPPED, neutral=("undo",)
+    Tripeaks.name,
+    careful="strong",
+    casual="fast",
+    difficulty=difficulty,
+    grids=SHIPPED,
+    neutral=("undo",),
 )
