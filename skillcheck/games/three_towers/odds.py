@@ -39,7 +39,7 @@ _LEVELS = next(spec for spec in ThreeTowers.parameters() if spec.name == "level"
 #: The tables shipped with the package (docs/odds.md gives the deals and the intervals they
 #: give): every suit × skill 1..8 × quota 1..skill at levels 6 and 9 with 5 spaces, and the
 #: standard game by level. The careful player (the strong bot, seconds per deal at level 9)
-#: is shipped at level 6 and for the standard game only.
+#: is shipped at level 6 only.
 SHIPPED: tuple[ShippedGrid, ...] = (
     *(
         ShippedGrid(
@@ -57,7 +57,7 @@ SHIPPED: tuple[ShippedGrid, ...] = (
         "standard",
         {"spaces": 5},
         {"level": tuple(range(_LEVELS.minimum or 2, (_LEVELS.maximum or 9) + 1))},
-        {"casual": 20, "ceiling": 20, "careful": 3},
+        {"casual": 20, "ceiling": 20},
     ),
 )
 
