@@ -25,7 +25,7 @@ import click
 from skillcheck import __version__
 from skillcheck.engine import GAMES, Game
 
-from .analysis import autoplay, odds, solve
+from .analysis import autoplay, calibrate_group, odds, odds_tables, solve
 from .commands import deal, deck, games, play, verify_command
 from .prompt import read_command
 
@@ -107,5 +107,7 @@ def main() -> None:
     """Card mini-games as RPG skill checks: `skillcheck games` lists them."""
 
 
-for _command in (play, deal, deck, games, verify_command, solve, autoplay, odds):
+for _command in (
+    play, deal, deck, games, verify_command, solve, autoplay, odds, odds_tables, calibrate_group,
+):
     main.add_command(_command)

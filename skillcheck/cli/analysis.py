@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from skillcheck.engine import Game
+from skillcheck.engine import GAMES, Game
 from skillcheck.errors import ParameterError, ParseError, SkillcheckError
 from skillcheck.odds import (
     PERFECT,
@@ -43,12 +43,14 @@ from .options import (
     click_options,
     default_game,
     example_commands,
+    example_options,
     game_options,
     read_options,
     read_values,
+    to_flags,
 )
 
-__all__ = ["autoplay", "odds", "plot_odds", "solve"]
+__all__ = ["autoplay", "calibrate_group", "odds", "odds_tables", "plot_odds", "solve"]
 
 #: A picture of an odds table shows at most this many varying parameters (a heatmap).
 MAX_PLOT_AXES = 2
@@ -550,4 +552,274 @@ odds = GameGroup(
     "the fair bots. `skillcheck odds GAME --help` lists its options.",
     examples=first_examples("odds", ["--deals", "100"]),
     short_help="Success probabilities with confidence intervals.",
+)
+
+
+# ---- odds-tables ---------------------------------------------------------------------------------
+
+
+def _profile_deals(values: Sequence[str]) -> dict[str, int]:
+    """``--deals casual=200 --deals careful=20`` as {profile: deals}."""
+    from skillcheck.profiles import PROFILE_KEYS
+
+    found: dict[str, int] = {}
+    for text in values:
+        profile, _, count = text.partition("=")
+        profile, count = profile.strip(), count.strip()
+        if profile not in PROFILE_KEYS or not (count.isascii() and count.isdigit()):
+            raise ParseError(
+                f"--deals {text!r} is not allowed: give PROFILE=N with PROFILE one of "
+                f"{', '.join(PROFILE_KEYS)} and N a whole number (0 leaves the profile out)"
+            )
+        found[profile] = int(count)
+    return found
+
+
+@click.command("odds-tables")
+@click.option("--regenerate", is_flag=True, help="Recompute the tables (else list them).")
+@click.option(
+    "--game", "names", multiple=True, metavar="GAME",
+    help="Only this game (repeat the option); default: every game that ships tables.",
+)  # fmt: skip
+@click.option(
+    "--deals", "deals", multiple=True, metavar="PROFILE=N",
+    help="Deals per cell for a profile (careful, casual, ceiling), replacing every grid's "
+    "declared number: more deals make a finer table. 0 leaves the profile out.",
+)  # fmt: skip
+@click.option("--workers", type=int, help="Worker processes (default: one per core).")
+@click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path),
+    help="Write the tables into this directory (default: the package's odds_data).",
+)  # fmt: skip
+@click.option(
+    "--extend", is_flag=True,
+    help="Keep the deals already in the files and play only those they lack (resume a long "
+    "run, or make a table finer with --deals).",
+)  # fmt: skip
+@click.option(
+    "--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
+    help="Also append progress lines (time, grid, done/total) to this file.",
+)  # fmt: skip
+def odds_tables(
+    regenerate: bool, names: tuple[str, ...], deals: tuple[str, ...], workers: int | None,
+    out: Path | None, extend: bool, log_path: Path | None,
+) -> None:  # fmt: skip
+    """The odds tables shipped with the package: list them, or recompute them (--regenerate).
+
+    Each game declares its grids in its odds.py; every profile of a grid plays the first N of
+    the same seeded deals, so a cell recomputed by `skillcheck odds` with that seed and those
+    deals gives the same numbers."""
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from skillcheck.engine import GAMES
+    from skillcheck.profiles import gm_odds_of
+    from skillcheck.tables import DATA_DIR, generate, grid_cells
+
+    with library_errors():
+        for name in names:
+            if name not in GAMES:
+                raise ParameterError(
+                    "game", f"unknown game {name!r}: the games are {', '.join(GAMES)}"
+                )
+        chosen = [n for n in (names or GAMES) if gm_odds_of(n).grids]
+        override = _profile_deals(deals)
+        if workers is not None and workers < 1:
+            raise ParseError(f"workers {workers} is not allowed: give at least 1")
+        if not regenerate:
+            listing = Table(title="Shipped odds tables", title_justify="left")
+            for column in ("game", "grid", "cells", "deals per profile", "file"):
+                listing.add_column(column)
+            for name in chosen:
+                path = (out or DATA_DIR) / f"{name}.json"
+                for grid in gm_odds_of(name).grids:
+                    listing.add_row(
+                        name, grid.name, str(len(grid_cells(name, grid))),
+                        ", ".join(f"{p} {n}" for p, n in {**grid.deals, **override}.items() if n),
+                        str(path) if path.exists() else "(not generated)",
+                    )  # fmt: skip
+            stdout().print(listing)
+            return
+        started = time.monotonic()
+        last_logged = [0.0]
+
+        def log(line: str) -> None:
+            if log_path is not None:
+                with log_path.open("a", encoding="utf-8") as handle:
+                    handle.write(f"{time.strftime('%H:%M:%S')} {line}\n")
+
+        progress = Progress(
+            "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+            TimeRemainingColumn(), console=stderr(), transient=True,
+        )  # fmt: skip
+        with progress, ProcessPoolExecutor(max_workers=workers) as pool:
+            for name in chosen:
+                task = progress.add_task(name, total=None)
+
+                def update(grid: str, done: int, total: int, task: Any = task) -> None:
+                    progress.update(task, completed=done, total=total, description=grid)
+                    now = time.monotonic()
+                    if done == total or now - last_logged[0] >= 30:
+                        last_logged[0] = now
+                        log(f"{grid} {done}/{total} ({now - started:.0f} s)")
+
+                log(f"{name}: start")
+                generate(
+                    name, deals=override, executor=pool, progress=update, out=out,
+                    extend=extend,
+                )  # fmt: skip
+                log(f"{name}: written ({time.monotonic() - started:.0f} s)")
+                progress.remove_task(task)
+                stderr().print(f"{name}: written")
+
+
+# ---- calibrate -----------------------------------------------------------------------------------
+
+
+def print_calibration(cls: type[Game[Any]], result: Any, fixed: Mapping[str, Any]) -> None:
+    """The calibration as a table: every value's odds, the closest marked."""
+    from skillcheck.profiles import PROFILE_NAMES, percent
+
+    console = stdout()
+    shown = [f"{k} {_cell_value(v)}" for k, v in fixed.items()]
+    deals = sorted({c.deals for c in result.choices})
+    source = "the shipped tables" if result.source == "shipped" else "computed"
+    out = Table(
+        title=" · ".join([cls.title, *shown, PROFILE_NAMES[result.profile]]),
+        title_justify="left",
+        caption=f"{'/'.join(map(str, deals))} deals per value · {source}",
+        caption_justify="left",
+    )
+    out.add_column(result.parameter, justify="right")
+    out.add_column("chance [95 % CI]", justify="right")
+    out.add_column("in words")
+    out.add_column("")
+    for choice in result.choices:
+        data = choice.to_dict()
+        mark = f"◀ closest to {percent(result.target)}" if choice.value == result.best else ""
+        out.add_row(
+            _cell_value(choice.value),
+            f"{100 * data['rate']:5.1f} % [{100 * data['low']:.0f}–{100 * data['high']:.0f}]",
+            data["words"],
+            mark,
+            style="bold" if mark else None,
+        )
+    console.print(out)
+    console.print(result.summary)
+
+
+def calibrate_examples(cls: type[Game[Any]], taken: Collection[str] = ()) -> list[str]:
+    """``skillcheck calibrate`` on the game's first example, less its difficulty parameter."""
+    import shlex
+
+    from skillcheck.profiles import gm_odds_of
+
+    declared = gm_odds_of(cls.name).difficulty
+    examples = cls.examples()
+    flat = example_options(cls, examples[0]) if examples and declared is not None else None
+    if flat is None or declared is None:
+        return []
+    try:
+        parameter = declared(flat).parameter
+    except SkillcheckError:
+        return []
+    flat = {k: v for k, v in flat.items() if k != parameter}
+    flags = to_flags(game_options(cls, taken), flat)
+    line = ["skillcheck", "calibrate", cls.name, *flags, "--target", "0.6"]
+    return [shlex.join(line), shlex.join([*line, "--profile", "ceiling"])]
+
+
+def _calibrate_command(cls: type[Game[Any]]) -> click.Command:
+    from skillcheck.profiles import PROFILE_KEYS
+
+    own: list[click.Parameter] = [
+        click.Option(
+            ["--target"], type=float, required=True,
+            help="The wanted chance of success, from 0 to 1 (0.6 is 60 %).",
+        ),
+        click.Option(
+            ["--profile"], type=click.Choice(PROFILE_KEYS), default="casual", show_default=True,
+            help="Who plays: careful (the game's strong fair bot), casual (its fast fair bot) "
+            "or ceiling (perfect play).",
+        ),
+        click.Option(
+            ["--deals"], type=int,
+            help="Play this many deals per value (default: the shipped tables when they hold "
+            "every value, else 200).",
+        ),
+        click.Option(
+            ["--seed"], type=int, default=0, show_default=True,
+            help="Master seed of the deals played (not of the shipped tables).",
+        ),
+        click.Option(["--workers"], type=int, help="Worker processes (default: one per core)."),
+        click.Option(["--json", "as_json"], is_flag=True, help="Print the answer as JSON."),
+    ]
+    options = game_options(cls, option_names(own))
+
+    def run(
+        target: float, profile: str, deals: int | None, seed: int, workers: int | None,
+        as_json: bool, **kwargs: Any,
+    ) -> None:  # fmt: skip
+        from concurrent.futures import ProcessPoolExecutor
+
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+        from skillcheck.calibrate import calibrate, plan, shipped_choices
+
+        with library_errors():
+            fixed = read_options(options, kwargs)
+            validate_seed(seed)
+            if deals is not None and deals < 1:
+                raise ParseError(f"deals {deals} is not allowed: give at least 1")
+            if workers is not None and workers < 1:
+                raise ParseError(f"workers {workers} is not allowed: give at least 1")
+            chosen = plan(cls.name, target, profile, fixed)
+            if deals is None and shipped_choices(chosen) is not None:
+                result = calibrate(cls.name, target, profile, fixed)
+            else:
+                progress = Progress(
+                    "[progress.description]{task.description}", BarColumn(),
+                    MofNCompleteColumn(), TimeRemainingColumn(), console=stderr(),
+                    transient=True,
+                )  # fmt: skip
+                with progress, ProcessPoolExecutor(max_workers=workers) as pool:
+                    task = progress.add_task("playing deals", total=None)
+
+                    def update(done: int, total: int) -> None:
+                        progress.update(task, completed=done, total=total)
+
+                    result = calibrate(
+                        cls.name, target, profile, fixed, deals=deals or 200, seed=seed,
+                        executor=pool, progress=update,
+                    )  # fmt: skip
+        if as_json:
+            print_json(result.to_dict())
+            return
+        print_calibration(cls, result, fixed)
+
+    text = (
+        f"Which value of {cls.title}'s difficulty parameter gives the wanted chance (--target) "
+        "for a player (--profile), the other options fixed: every value's odds in plain words, "
+        "the closest marked. The shipped tables answer at once; other options are played "
+        "(progress on stderr)."
+    )
+    return GameCommand(
+        cls.name,
+        params=[*click_options(options), *own],
+        callback=run,
+        help=text,
+        examples=lambda: calibrate_examples(cls, option_names(own)),
+        short_help=cls.summary or cls.title,
+    )
+
+
+calibrate_group = GameGroup(
+    "calibrate",
+    _calibrate_command,
+    help="Which difficulty (a quota, a level...) of GAME gives the wanted chance for a player. "
+    "`skillcheck calibrate GAME --help` lists its options.",
+    examples=lambda: [line for cls in GAMES.values() for line in calibrate_examples(cls)[:1]],
+    short_help="Which difficulty gives the wanted chance.",
 )

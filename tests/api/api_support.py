@@ -152,3 +152,27 @@ def play_whole_check(client: TestClient[Any]) -> dict[str, Any]:
     assert [e["kind"] for e in after["events"]] == ["ended"]
     assert isinstance(data, dict)
     return data
+
+
+# ---- odds computed in the background -------------------------------------------------------------
+
+
+def poll_odds(
+    client: TestClient[Any],
+    params: Any,
+    *,
+    path: str = "/v1/odds",
+    token: str = GM_KEY,
+    timeout: float = 300.0,
+) -> tuple[Any, Any]:
+    """GET an odds (or calibrate) URL as a GM and poll it while it answers 202: the first
+    answer and the last."""
+    import time
+
+    first = client.get(path, params=params, headers=bearer(token))
+    answer, deadline = first, time.monotonic() + timeout
+    while answer.status_code == 202 and time.monotonic() < deadline:
+        assert int(answer.headers["retry-after"]) >= 1
+        time.sleep(0.2)
+        answer = client.get(path, params=params, headers=bearer(token))
+    return first, answer

@@ -14,7 +14,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from api_support import GAME, GM_KEY, PARAMS, bearer, winning_seed
+from api_support import GAME, GM_KEY, PARAMS, bearer, poll_odds, winning_seed
 from litestar.testing import TestClient
 
 from skillcheck.engine import GAMES
@@ -132,10 +132,16 @@ def test_the_games_health_and_odds_fit_their_schemas(
         if answer.status_code == 200:  # a game being written may not answer yet
             _fits(document, "get", "/v1/games/{name}", answer)
     _fits(document, "get", "/v1/games/{name}", client.get("/v1/games/chess"))
-    odds = client.get(
-        "/v1/odds",
-        params={"game": GAME, "suit": "moons", "skill": 2, "quota": [1, 2], "level": 4, "deals": 2},
-    )
+    query = {"game": GAME, "suit": "moons", "skill": 2, "quota": [1, 2], "level": 4, "deals": 2}
+    running, odds = poll_odds(client, query)  # computed in the background for a GM
+    assert running.status_code == 202
+    _fits(document, "get", "/v1/odds", running)
     body = _fits(document, "get", "/v1/odds", odds)
     assert len(body["cells"]) == 4
+    shipped = {"game": GAME, "suit": "moons", "skill": 5, "quota": 4}
+    _fits(document, "get", "/v1/odds", client.get("/v1/odds", params=shipped))
+    calibrate = {"game": GAME, "suit": "moons", "skill": 5, "target": 0.6}
+    calibrated = client.get("/v1/calibrate", params=calibrate)
+    assert calibrated.status_code == 200, calibrated.text
+    _fits(document, "get", "/v1/calibrate", calibrated)
     _fits(document, "get", "/v1/odds", client.get("/v1/odds", params={"game": GAME, "x": 1}))

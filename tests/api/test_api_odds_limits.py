@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import redis
-from api_support import GM_KEY, settings_for
+from api_support import GM_KEY, poll_odds, settings_for
 from litestar.testing import TestClient
 from live_server import redis_unreachable_reason
 
@@ -43,11 +43,11 @@ def test_odds_match_the_library_and_the_second_answer_comes_from_the_cache(
     tmp_path: Path,
 ) -> None:
     with _client(tmp_path) as client:
-        first = client.get("/v1/odds", params=SMALL)
-        assert first.status_code == 200, first.text
-        assert first.headers["x-cache"] == "miss"
-        again = client.get("/v1/odds", params=SMALL)
-        assert again.headers["x-cache"] == "hit"
+        started, first = poll_odds(client, SMALL)  # computed in the background for a GM
+        assert started.status_code == 202 and first.status_code == 200, first.text
+        assert first.headers["x-cache"] == "hit"
+        again = client.get("/v1/odds", params=SMALL)  # anyone may read what is cached
+        assert again.status_code == 200 and again.headers["x-cache"] == "hit"
         assert again.json() == first.json()
     body = first.json()
     assert body["game"] == "three-towers" and body["axes"] == {"quota": [1, 2, 3]}
@@ -72,9 +72,11 @@ def test_odds_match_the_library_and_the_second_answer_comes_from_the_cache(
 
 def test_one_quota_keeps_the_fields_of_the_quota_table(tmp_path: Path) -> None:
     with _client(tmp_path) as client:
-        answer = client.get(
-            "/v1/odds?game=three-towers&suit=moons&skill=5&quota=4&level=6&deals=3&bot=fast"
-        )
+        _, answer = poll_odds(
+            client,
+            {"game": "three-towers", "suit": "moons", "skill": 5, "quota": 4, "level": 6,
+             "deals": 3, "bot": "fast"},
+        )  # fmt: skip
     assert answer.status_code == 200, answer.text
     body = answer.json()
     assert body["axes"] == {} and body["methods"] == ["fast"]
@@ -108,7 +110,7 @@ def test_odds_of_every_game_through_the_generic_harness(tmp_path: Path, name: st
     example = GAMES[name].examples()[0]
     params = game_params(game_from_params(name, dict(example)))
     with _client(tmp_path) as client:
-        answer = client.get("/v1/odds", params={**_query(name, params), "deals": 2})
+        _, answer = poll_odds(client, {**_query(name, params), "deals": 2})
     assert answer.status_code == 200, answer.text
     body = answer.json()
     assert body["game"] == name and body["axes"] == {}
@@ -176,12 +178,15 @@ def test_with_redis_two_apps_share_rate_limit_counters_and_the_odds_cache(tmp_pa
         redis_url="redis://127.0.0.1:6379/0",
         redis_prefix=f"skillcheck-test-{uuid.uuid4().hex}",
     )
+    unlimited = dataclasses.replace(settings, rate_limit=None)  # polling is many requests
     try:
-        with TestClient(create_app(settings)) as one, TestClient(create_app(settings)) as two:
-            assert one.get("/v1/odds", params=SMALL).headers["x-cache"] == "miss"
+        with TestClient(create_app(unlimited)) as one, TestClient(create_app(unlimited)) as two:
+            started, done = poll_odds(one, SMALL)
+            assert started.status_code == 202 and done.headers["x-cache"] == "hit"
             assert two.get("/v1/odds", params=SMALL).headers["x-cache"] == "hit"
-            statuses = [c.get("/v1/games").status_code for c in (one, two)]
-            assert statuses == [200, 200]
+        with TestClient(create_app(settings)) as one, TestClient(create_app(settings)) as two:
+            statuses = [c.get("/v1/games").status_code for c in (one, two, one, two)]
+            assert statuses == [200, 200, 200, 200]
             assert two.get("/v1/games").status_code == 429
     finally:
         client = redis.Redis.from_url("redis://127.0.0.1:6379/0")

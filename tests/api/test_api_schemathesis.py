@@ -114,12 +114,14 @@ def api_schema(live: Live) -> Any:
     return schemathesis.openapi.from_url(f"{live.server.base_url}/schema/openapi.json")
 
 
-# The event stream stays open by design and an odds table plays hundreds of games: neither fits
-# a bounded run (tests/api/test_api_live.py and test_api_odds_limits.py cover them).
+# The event stream stays open by design and an odds table or a calibration plays hundreds of
+# games: none fits a bounded run (tests/api/test_api_live.py, test_api_odds_limits.py and
+# test_api_odds_jobs.py cover them).
 schema = (
     schemathesis.pytest.from_fixture("api_schema")
     .exclude(path_regex=r"/stream$")
     .exclude(path="/v1/odds")
+    .exclude(path="/v1/calibrate")
 )
 
 

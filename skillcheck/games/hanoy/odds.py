@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from skillcheck.games.hanoy.rules import Hanoy
+from skillcheck.profiles import Difficulty, ShippedGrid, register_gm_odds
 from skillcheck.registry import register_analysis
 
-__all__ = ["PRESETS"]
+__all__ = ["PRESETS", "SHIPPED", "difficulty"]
 
 #: Flat options, as :func:`skillcheck.odds.odds` takes them. ``check``: difficulty (cards) by
 #: skill (spare moves), for perfect play and the fair bot.
@@ -21,3 +23,23 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 register_analysis(Hanoy.name, odds_presets=PRESETS)
+
+#: The tables shipped with the package: the ``check`` preset, played by the casual player (the
+#: fast bot) and perfect play on the same deals.
+SHIPPED: tuple[ShippedGrid, ...] = tuple(
+    ShippedGrid(
+        name,
+        dict(preset["params"]),
+        {k: tuple(v) for k, v in preset["axes"].items()},
+        {"casual": 60, "ceiling": 60},
+    )
+    for name, preset in PRESETS.items()
+)
+
+
+def difficulty(fixed: Mapping[str, Any]) -> Difficulty:
+    """A check turns its number of cards (3 to 9)."""
+    return Difficulty("cards", tuple(range(3, 10)))
+
+
+register_gm_odds(Hanoy.name, casual="fast", difficulty=difficulty, grids=SHIPPED, neutral=("undo",))

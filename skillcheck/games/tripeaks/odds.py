@@ -6,12 +6,14 @@ is registered, the ``fast`` and ``random`` bots before.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from skillcheck.games.tripeaks.rules import Tripeaks
+from skillcheck.profiles import Difficulty, ShippedGrid, register_gm_odds
 from skillcheck.registry import register_analysis
 
-__all__ = ["PRESETS"]
+__all__ = ["PRESETS", "SHIPPED", "difficulty"]
 
 #: Flat options, as :func:`skillcheck.odds.odds` takes them.
 #:
@@ -38,3 +40,39 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 register_analysis(Tripeaks.name, odds_presets=PRESETS)
+
+#: Deals per profile of the shipped tables, by preset (perfect play needs seconds a deal on
+#: TriTowers' low targets, so its ceiling is not shipped: it is computed when asked for). The
+#: careful player is the ``strong`` bot once the game has one (until then it is left out).
+SHIPPED_DEALS: dict[str, dict[str, int]] = {"tritowers": {"casual": 60}}
+DEFAULT_DEALS: dict[str, int] = {"casual": 60, "ceiling": 60, "careful": 20}
+#: The tables shipped with the package: every preset, played by the casual player (the fast
+#: bot) and perfect play on the same deals.
+SHIPPED: tuple[ShippedGrid, ...] = tuple(
+    ShippedGrid(
+        name,
+        dict(preset.get("params", {})),
+        {k: tuple(v) for k, v in preset["axes"].items()},
+        SHIPPED_DEALS.get(name, DEFAULT_DEALS),
+    )
+    for name, preset in PRESETS.items()
+)
+#: TriTowers' target scores a GM chooses from (the ``tritowers`` preset's).
+TARGETS: tuple[int, ...] = tuple(PRESETS["tritowers"]["axes"]["target"])
+
+
+def difficulty(fixed: Mapping[str, Any]) -> Difficulty:
+    """The basic form turns the peaks to clear (1 to 3); TriTowers its target score."""
+    if fixed.get("rules") == "tritowers":
+        return Difficulty("target", TARGETS)
+    return Difficulty("peaks", (1, 2, 3))
+
+
+register_gm_odds(
+    Tripeaks.name,
+    careful="strong",
+    casual="fast",
+    difficulty=difficulty,
+    grids=SHIPPED,
+    neutral=("undo",),
+)

@@ -25,6 +25,7 @@ export type Conceded = Answer<"/v1/checks/{check_id}/concede", "post", 200>;
 export type Events = Answer<"/v1/checks/{check_id}/events", "get", 200>;
 export type Revealed = Answer<"/v1/checks/{check_id}/record", "get", 200>;
 export type Odds = Answer<"/v1/odds", "get", 200>;
+export type OddsRunning = Answer<"/v1/odds", "get", 202>;
 export type Problem = components["schemas"]["Problem"];
 export type CreateBody = NonNullable<
   paths["/v1/checks"]["post"]["requestBody"]
@@ -128,7 +129,13 @@ export async function run(base: string, gmKey: string): Promise<Summary> {
     if (value === undefined || value === null) continue;
     options.append(parameter.name, Array.isArray(value) ? value.join(",") : String(value));
   }
-  const odds: Odds = await call<Odds>(base, "GET", `/v1/odds?${options}`);
+  // Not in the shipped tables: computed in the background for a GM (202), polled until 200.
+  let answer: Odds | OddsRunning = await call<Odds | OddsRunning>(base, "GET", `/v1/odds?${options}`, gmKey);
+  while ("status" in answer && answer.status === "running") {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    answer = await call<Odds | OddsRunning>(base, "GET", `/v1/odds?${options}`, gmKey);
+  }
+  const odds = answer as Odds;
   const oddsRate: number | null = odds.cells.length > 0 ? odds.cells[0].rate : null;
 
   return {
