@@ -98,6 +98,15 @@ def _runtime(request: Request[Any, Any, Any]) -> Runtime:
 # ---- request bodies ---------------------------------------------------------------------------
 
 
+class TiersIn(msgspec.Struct, forbid_unknown_fields=True):
+    """The GM's tier thresholds (docs/rules.md, "Tiers"): a win with a degree of at least
+    ``critical_success`` is a critical success, a loss with a degree of at most
+    ``critical_failure`` a critical failure; ``critical_success > critical_failure``."""
+
+    critical_success: int
+    critical_failure: int
+
+
 class CreateCheck(msgspec.Struct, forbid_unknown_fields=True):
     """A new check: the game (a name from ``GET /v1/games``; required), its parameters as
     records write them (``GET /v1/games/{name}`` gives their JSON Schema; left out: the
@@ -114,6 +123,8 @@ class CreateCheck(msgspec.Struct, forbid_unknown_fields=True):
     callback_url: str | None = None
     #: The ``whsec_...`` secret that signs the callbacks; omitted: one is made and returned.
     webhook_secret: str | None = None
+    #: The GM's tier thresholds; omitted: the game's defaults (``GET /v1/games/{name}``).
+    tiers: TiersIn | None = None
 
 
 class MoveBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -387,7 +398,8 @@ class ChecksController(Controller):
         rt = _runtime(request)
         gm = gm_key_digest(request, rt.settings)
         webhook = _webhook_of(data, rt.settings)  # checked before anything is created
-        check_params(game_class(data.game), data.params)
+        cls = game_class(data.game)
+        check_params(cls, data.params)
         created = rt.service.create(
             data.game,
             data.params,
@@ -395,6 +407,7 @@ class ChecksController(Controller):
             end_when_lost=data.end_when_lost,
             label=data.label,
             metadata=data.metadata,
+            tiers=None if data.tiers is None else msgspec.structs.asdict(data.tiers),
         )
         player, spectator = new_token("sc_play"), new_token("sc_view")
         hook = None if webhook is None else CheckWebhook(created.check_id, *webhook)

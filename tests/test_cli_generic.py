@@ -35,6 +35,7 @@ from skillcheck.engine import (
     ParameterSpec,
     State,
     Status,
+    Tiers,
     int_in_range,
     is_bool,
 )
@@ -337,6 +338,10 @@ class ToyPick(Game[Pick]):
     @classmethod
     def examples(cls) -> tuple[dict[str, Any], ...]:
         return ({"length": 4, "keep": 2}, {"suit": "hearts", "keep": 1, "undo": False})
+
+    def default_tiers(self) -> Tiers:
+        # A plug-in written when undo was a switch: it still takes ``undo: bool`` (on is full).
+        return Tiers(2, -2)
 
     @classmethod
     def commands(cls) -> Sequence[Any]:

@@ -344,14 +344,19 @@ def verify_command(record_file: TextIO) -> None:
         data = read_json_object(text, "a game record")
         if data.get("format") == REVEALED_FORMAT:
             # A check's revealed record: the seed and salt must match the published commitment.
-            state = RevealedRecord.from_dict(data).verify()
+            check = RevealedRecord.from_dict(data)
+            state, record = check.verify(), check.record
             revealed = True
         else:
-            state = verify(GameRecord.from_dict(data))
+            record = GameRecord.from_dict(data)
+            state = verify(record)
     outcome = state.outcome
     summary = (
         outcome.summary if outcome is not None else f"in progress after {len(state.moves)} moves"
     )
+    tier = record.grade(state)
+    if tier is not None:
+        summary = f"{summary} ({tier.text.lower()})"
     if revealed:
         summary = f"the seed matches the commitment; {summary}"
     stdout().print(Text.assemble(("OK", "bold green"), f": {summary}"), soft_wrap=True)

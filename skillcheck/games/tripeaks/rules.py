@@ -36,9 +36,13 @@ from skillcheck.engine import (
     ParameterSpec,
     State,
     Status,
+    Tiers,
+    UndoPolicy,
     int_in_range,
     is_bool,
     register_game,
+    undo_policy,
+    undo_spec,
 )
 from skillcheck.errors import ParameterError, ParseError, UnknownCardError
 from skillcheck.games.tripeaks.layout import (
@@ -332,7 +336,7 @@ class Tripeaks(Game[TripeaksMove]):
     target: int | None = field(
         default=None, validator=int_in_range("target", 1, MAX_TARGET, optional=True)
     )
-    undo: bool = field(default=True, validator=is_bool("undo"))
+    undo: UndoPolicy = field(default=UndoPolicy.SAFE, converter=undo_policy)
     move_limit: int | None = field(
         default=None, validator=int_in_range("move_limit", 1, 100_000, optional=True)
     )
@@ -410,7 +414,7 @@ class Tripeaks(Game[TripeaksMove]):
             ParameterSpec("target", "int", None,
                           "tritowers only: the score to reach by the end of the game (none: "
                           "clear the peaks)", 1, MAX_TARGET, optional=True),
-            ParameterSpec("undo", "bool", True, "whether the player may take moves back"),
+            undo_spec(),
             ParameterSpec("move_limit", "int", None, "moves allowed before the check is lost",
                           1, 100_000, optional=True),
         )  # fmt: skip
@@ -430,9 +434,21 @@ class Tripeaks(Game[TripeaksMove]):
             {"rules": "tritowers", "empty_waste": True, "redeals": 1},
             {"peaks": 1},
             {"peaks": 2, "skill": 2},
-            {"skill": 1, "undo": False},
+            {"skill": 1, "undo": "off"},
             {"wrap": True, "move_limit": 40},
         )
+
+    def default_tiers(self) -> Tiers:
+        """Target: a critical success scores half the target again, a critical failure at most
+        half of it. Peaks: a critical success leaves a third of the stock (a TriTowers win: 100
+        points); a critical failure leaves more than half the cards the peaks needed
+        (docs/games/tripeaks.md)."""
+        if self.target is not None:
+            half = (self.target + 1) // 2
+            return Tiers(half, -half)
+        needed = cards_needed(set(range(POSITIONS)), self.peaks)
+        stock = 52 - POSITIONS - (0 if self.empty_waste else 1)
+        return Tiers(100 if self.tritowers else stock // 3, -(needed // 2 + 1))
 
     def describe(self) -> str:
         parts = [f"{self.title}, {'TriTowers' if self.tritowers else 'basic form'}"]
