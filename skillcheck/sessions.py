@@ -1282,12 +1282,16 @@ class SessionService:
         )
 
     def _revealed(self, stored: StoredCheck, live: _Live, status: CheckStatus) -> RevealedRecord:
+        record = live.state.record(reveal=True, tiers=stored.config.thresholds)
+        # The parameters exactly as committed to: a check stored before a parameter changed
+        # form (undo was true/false) keeps them, so its commitment still verifies.
+        record = attrs.evolve(record, params=_copy(stored.config.params))
         return RevealedRecord(
             check_id=stored.check_id,
             status=status,
             commitment=stored.commitment,
             salt=stored.salt,
-            record=live.state.record(reveal=True, tiers=stored.config.thresholds),
+            record=record,
             cancel_reason=live.cancel_reason,
         )
 

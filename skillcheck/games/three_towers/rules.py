@@ -394,14 +394,17 @@ class ThreeTowers(Game[TowerMove]):
         )  # fmt: skip
 
     def default_tiers(self) -> Tiers:
-        """Quota check: a critical success meets the quota with at least a third of the deck
-        still unturned; a critical failure ends with the tallest tower of the suit below half
-        the quota. Standard and ivory: a win places every card, so it has no margin (every win
-        is a success); a critical failure places fewer than half the cards (docs/rules.md)."""
+        """Quota check: a critical success meets the quota with more cards left in the deck
+        than an average shuffle leaves after its quota-th suited card (n - q(n+1)/(s+1) for n
+        cards, s suited, quota q; at least 1); a critical failure ends with the tallest tower of
+        the suit below half the quota. Standard and ivory: a win places every card, so it has
+        no margin (every win is a success); a critical failure places fewer than half the cards
+        (docs/rules.md)."""
         variant = self.variant
         if isinstance(variant, Quota):
-            deck = 2 * (self.level - 1) + variant.skill
-            return Tiers(max(1, deck // 3), -(variant.quota // 2 + 1))
+            n, s, q = 2 * (self.level - 1) + variant.skill, variant.skill, variant.quota
+            expected_left = -((q * (n + 1) - n * (s + 1)) // (s + 1))  # rounded up
+            return Tiers(max(1, expected_left), -(q // 2 + 1))
         cards = 3 * (self.level - 1)
         return Tiers(cards + 1, (cards - 1) // 2)
 
