@@ -98,15 +98,6 @@ def _runtime(request: Request[Any, Any, Any]) -> Runtime:
 # ---- request bodies ---------------------------------------------------------------------------
 
 
-class TiersIn(msgspec.Struct, forbid_unknown_fields=True):
-    """The GM's tier thresholds (docs/rules.md, "Tiers"): a win with a degree of at least
-    ``critical_success`` is a critical success, a loss with a degree of at most
-    ``critical_failure`` a critical failure; ``critical_success > critical_failure``."""
-
-    critical_success: int
-    critical_failure: int
-
-
 class CreateCheck(msgspec.Struct, forbid_unknown_fields=True):
     """A new check: the game (a name from ``GET /v1/games``; required), its parameters as
     records write them (``GET /v1/games/{name}`` gives their JSON Schema; left out: the
@@ -123,8 +114,10 @@ class CreateCheck(msgspec.Struct, forbid_unknown_fields=True):
     callback_url: str | None = None
     #: The ``whsec_...`` secret that signs the callbacks; omitted: one is made and returned.
     webhook_secret: str | None = None
-    #: The GM's tier thresholds; omitted: the game's defaults (``GET /v1/games/{name}``).
-    tiers: TiersIn | None = None
+    #: The GM's tier thresholds, ``{"critical_success": N, "critical_failure": N}`` (whole
+    #: numbers, the first greater; docs/rules.md, "Tiers"); omitted: the game's defaults. Read
+    #: strictly by the library (422 ``invalid-parameter``, field ``tiers``), never converted.
+    tiers: dict[str, Any] | None = None
 
 
 class MoveBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -407,7 +400,7 @@ class ChecksController(Controller):
             end_when_lost=data.end_when_lost,
             label=data.label,
             metadata=data.metadata,
-            tiers=None if data.tiers is None else msgspec.structs.asdict(data.tiers),
+            tiers=data.tiers,
         )
         player, spectator = new_token("sc_play"), new_token("sc_view")
         hook = None if webhook is None else CheckWebhook(created.check_id, *webhook)
