@@ -112,19 +112,20 @@ def test_the_standard_game_has_no_margin_of_success() -> None:
 
 
 def test_hanoy_defaults_follow_the_spare_moves_and_the_cards() -> None:
-    assert Hanoy(cards=9, skill=64).default_tiers() == Tiers(32, -64)
-    assert Hanoy(cards=5, skill=2).default_tiers() == Tiers(1, -4)
-    assert Hanoy(cards=3, skill=0).default_tiers() == Tiers(1, -1)
+    assert Hanoy(cards=9, skill=64).default_tiers() == Tiers(32, -128)
+    assert Hanoy(cards=5, skill=2).default_tiers() == Tiers(1, -8)
+    assert Hanoy(cards=3, skill=0).default_tiers() == Tiers(1, -2)
     assert Hanoy(cards=7).default_tiers() == Tiers(8, 3)
 
 
 def test_tripeaks_defaults_follow_the_peaks_the_stock_and_the_target() -> None:
-    assert Tripeaks().default_tiers() == Tiers(7, -15)
-    assert Tripeaks(empty_waste=True).default_tiers() == Tiers(8, -15)
-    assert Tripeaks(peaks=1).default_tiers() == Tiers(7, -6)
-    assert Tripeaks(peaks=2).default_tiers() == Tiers(7, -10)
-    assert Tripeaks(rules="tritowers", target=60).default_tiers() == Tiers(30, -30)
-    assert Tripeaks(rules="tritowers").default_tiers().critical_failure == -15
+    assert Tripeaks().default_tiers() == Tiers(7, -6)
+    assert Tripeaks(empty_waste=True).default_tiers() == Tiers(8, -6)
+    assert Tripeaks(peaks=1).default_tiers() == Tiers(11, -3)
+    assert Tripeaks(peaks=2).default_tiers() == Tiers(9, -4)
+    assert Tripeaks(rules="tritowers", target=60).default_tiers() == Tiers(60, -90)
+    assert Tripeaks(rules="tritowers", target=20).default_tiers() == Tiers(60, -50)
+    assert Tripeaks(rules="tritowers").default_tiers() == Tiers(100, -6)
 
 
 # ---- sessions, records, webhooks --------------------------------------------------------------

@@ -294,13 +294,13 @@ class Hanoy(Game[HanoyMove]):
 
     def default_tiers(self) -> Tiers:
         """The check: a critical success leaves at least half the spare moves (``skill``)
-        unused, and at least one; a critical failure still needs 2^(cards - 3) moves or more,
-        about half a median deal's whole solution. The plain game: a win has no margin (every
+        unused, and at least one; a critical failure still needs 2^(cards - 2) moves or more,
+        about a median deal's whole solution. The plain game: a win has no margin (every
         win is a success); a critical failure has fewer than half the cards in sequence
         (docs/games/hanoy.md)."""
         if self.skill is None:
             return Tiers(self.cards + 1, (self.cards - 1) // 2)
-        return Tiers(max(1, (self.skill + 1) // 2), -(2 ** (self.cards - 3)))
+        return Tiers(max(1, (self.skill + 1) // 2), -(2 ** (self.cards - 2)))
 
     def describe(self) -> str:
         low, high = self.rank_values[0], self.rank_values[-1]

@@ -439,16 +439,17 @@ class Tripeaks(Game[TripeaksMove]):
         )
 
     def default_tiers(self) -> Tiers:
-        """Target: a critical success scores half the target again, a critical failure at most
-        half of it. Peaks: a critical success leaves a third of the stock (a TriTowers win: 100
-        points); a critical failure leaves more than half the cards the peaks needed
+        """Target: a critical success scores at least twice the target and 60 over it, a
+        critical failure ends 30 points or more below zero. Peaks: a critical success leaves a
+        third of the stock plus two cards per peak not needed (a TriTowers win: 100 points); a
+        critical failure leaves more than a fifth of the cards the peaks needed
         (docs/games/tripeaks.md)."""
         if self.target is not None:
-            half = (self.target + 1) // 2
-            return Tiers(half, -half)
+            return Tiers(max(self.target, 60), -(self.target + 30))
         needed = cards_needed(set(range(POSITIONS)), self.peaks)
         stock = 52 - POSITIONS - (0 if self.empty_waste else 1)
-        return Tiers(100 if self.tritowers else stock // 3, -(needed // 2 + 1))
+        best = 100 if self.tritowers else stock // 3 + 2 * (3 - self.peaks)
+        return Tiers(best, -(needed // 5 + 1))
 
     def describe(self) -> str:
         parts = [f"{self.title}, {'TriTowers' if self.tritowers else 'basic form'}"]
