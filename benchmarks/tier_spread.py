@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from skillcheck.engine import Tier  # noqa: E402
-from skillcheck.serialization import game_from_params  # noqa: E402
-from skillcheck.solving import autoplay  # noqa: E402
+from skillcheck.engine import Tier
+from skillcheck.serialization import game_from_params
+from skillcheck.solving import autoplay
 
 CASES = [
     ("three-towers", {"variant": {"kind": "quota", "suit": "moons", "skill": 5, "quota": 4}}),

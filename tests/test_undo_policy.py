@@ -313,12 +313,13 @@ def test_old_records_with_an_undo_switch_replay_and_verify(switch: bool, undo_ok
     )
 
 
-# ---- the command line: the option is generated from the parameter spec ----------------------------
+# ---- the command line: the option is generated from the parameter spec ----------------------
 
 
 def test_the_cli_takes_undo_safe_full_and_off() -> None:
     runner = CliRunner()
-    args = ["play", "three-towers", "--suit", "moons", "--skill", "5", "--quota", "4", "--seed", "3"]
+    args = ["play", "three-towers", "--suit", "moons", "--skill", "5", "--quota", "4"]
+    args += ["--seed", "3"]
     safe = runner.invoke(main, [*args, "--undo", "safe"], input="d1\nu\nq\ny\n")
     assert safe.exit_code == 0, safe.output
     assert "turned up a hidden card" in " ".join(safe.stdout.split())
