@@ -41,6 +41,8 @@ __all__ = [
     "OutcomeBody",
     "ParameterBody",
     "RevealedRecordBody",
+    "TierName",
+    "TiersBody",
     "TokenBody",
     "WebhookBody",
     "WebhookSecretBody",
@@ -49,6 +51,17 @@ __all__ = [
 
 #: A check's status: the game's, plus ``cancelled`` (the GM called it off).
 CheckStatusName = Literal["in_progress", "won", "lost", "cancelled"]
+#: The four tiers of a finished check (docs/rules.md, "Tiers").
+TierName = Literal["critical_success", "success", "failure", "critical_failure"]
+
+
+class TiersBody(TypedDict):
+    """Thresholds on the degree of success: a win with ``degree >= critical_success`` is a
+    critical success, a loss with ``degree <= critical_failure`` a critical failure; whole
+    numbers, ``critical_success > critical_failure``."""
+
+    critical_success: int
+    critical_failure: int
 
 
 # ---- the board -----------------------------------------------------------------------------------
@@ -120,8 +133,11 @@ class CheckViewBody(TypedDict):
     ``observation`` the game's view of the table as data, ``board`` and ``moves`` the same for
     any front end; ``outcome`` and ``degree`` are null until the game ends (and stay null if
     cancelled). ``seed_chosen`` is true when the GM chose the seed (then the GM knows the deal;
-    the commitment proves it was fixed before play, not that it was random). Times are ISO 8601
-    with a UTC offset."""
+    the commitment proves it was fixed before play, not that it was random). ``tier`` grades the
+    outcome into four tiers (docs/rules.md) by the check's ``tiers`` thresholds, and
+    ``tier_text`` says it in words ("Critical success"); both null until the game ends, and if
+    cancelled. ``can_undo`` says whether ``POST .../undo`` would be accepted now under the
+    check's ``undo`` policy (off, safe, full). Times are ISO 8601 with a UTC offset."""
 
     check_id: str
     game: str
@@ -137,6 +153,8 @@ class CheckViewBody(TypedDict):
     can_undo: bool
     outcome: OutcomeBody | None
     degree: int | None
+    tier: TierName | None
+    tier_text: str | None
     commitment: str
     end_when_lost: bool
     label: str | None
@@ -235,13 +253,17 @@ class EventsPage(TypedDict):
 class GameRecordBody(TypedDict):
     """A game record (``skillcheck verify`` replays it): the game, its parameters, every
     action (move codes and ``undo``), the outcome, and once revealed the ``seed`` and the
-    ``deal`` (card codes in the game's deal order), or the ``start`` position."""
+    ``deal`` (card codes in the game's deal order), or the ``start`` position. ``tier`` is the
+    outcome's tier under ``tiers``, the thresholds it was graded by (``skillcheck verify``
+    grades it again)."""
 
     format: str
     game: str
     params: dict[str, Any]
     moves: list[str]
     outcome: OutcomeBody | None
+    tier: TierName | None
+    tiers: TiersBody | None
     seed: int | None
     deal: list[str] | None
     start: str | None
@@ -254,6 +276,8 @@ class RevealedRecordBody(TypedDict):
     format: str
     check_id: str
     status: CheckStatusName
+    tier: TierName | None
+    tier_text: str | None
     commitment: str
     salt: str
     cancel_reason: str | None

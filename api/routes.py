@@ -227,6 +227,10 @@ class CreateCheck(msgspec.Struct, forbid_unknown_fields=True):
     callback_url: str | None = None
     #: The ``whsec_...`` secret that signs the callbacks; omitted: one is made and returned.
     webhook_secret: str | None = None
+    #: The GM's tier thresholds, ``{"critical_success": N, "critical_failure": N}`` (whole
+    #: numbers, the first greater; docs/rules.md, "Tiers"); omitted: the game's defaults. Read
+    #: strictly by the library (422 ``invalid-parameter``, field ``tiers``), never converted.
+    tiers: dict[str, Any] | None = None
 
 
 class MoveBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -582,7 +586,8 @@ class ChecksController(Controller):
         rt = _runtime(request)
         gm = gm_key_digest(request, rt.settings)
         webhook = _webhook_of(data, rt.settings)  # checked before anything is created
-        check_params(game_class(data.game), data.params)
+        cls = game_class(data.game)
+        check_params(cls, data.params)
         created = rt.service.create(
             data.game,
             data.params,
@@ -591,6 +596,7 @@ class ChecksController(Controller):
             label=data.label,
             metadata=data.metadata,
             character=data.character,
+            tiers=data.tiers,
         )
         player, spectator = new_token("sc_play"), new_token("sc_view")
         hook = None if webhook is None else CheckWebhook(created.check_id, *webhook)

@@ -316,6 +316,8 @@ def _result_data(view: Mapping[str, Any], base_url: str | None) -> dict[str, Any
         "status": view.get("status"),
         "outcome": view.get("outcome"),
         "degree": view.get("degree"),
+        "tier": view.get("tier"),
+        "tier_text": view.get("tier_text"),
         "moves_made": view.get("moves_made"),
         "version": view.get("version"),
         "label": view.get("label"),
@@ -333,8 +335,9 @@ def result_payload(
 
     ``{"type": "check.ended" | "check.cancelled", "timestamp": ISO-8601 (UTC, Z), "data": {...}}``
     where ``data`` is the result only: ``check_id``, ``game``, ``status`` (won/lost/cancelled),
-    ``outcome`` (status, reason, degree, summary; null if cancelled), ``degree``, ``moves_made``,
-    ``version``, ``label``, ``metadata``, ``commitment``, ``cancel_reason`` and ``record_url``
+    ``outcome`` (status, reason, degree, summary; null if cancelled), ``degree``, ``tier`` and
+    ``tier_text`` (the four tiers, docs/rules.md; null if cancelled), ``moves_made``, ``version``,
+    ``label``, ``metadata``, ``commitment``, ``cancel_reason`` and ``record_url``
     (the revealed record's path, absolute if ``base_url`` is given). No cards: the position and
     the deal stay behind ``record_url`` (public once the check is over), keeping the body small.
     """

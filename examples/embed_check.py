@@ -21,7 +21,7 @@ def choose_move(observation: ThreeTowersObservation, legal: list[TowerMove]) -> 
 
 
 def resolve_check(character: str, suit: str, skill: int, quota: int, seed: int) -> None:
-    game = ThreeTowers.quota_check(suit, skill=skill, quota=quota, undo=False, move_limit=200)
+    game = ThreeTowers.quota_check(suit, skill=skill, quota=quota, undo="off", move_limit=200)
     state = game.new_state(seed=seed)
     while not state.is_terminal():
         move = choose_move(state.observation(), list(state.legal_moves))

@@ -27,7 +27,17 @@ from skillcheck.errors import (
     ParameterError,
     UndoError,
 )
-from skillcheck.outcome import MAX_MOVE_CODE, RESERVED_WORDS, UNDO, EndReason, Outcome, Status
+from skillcheck.outcome import (
+    MAX_MOVE_CODE,
+    RESERVED_WORDS,
+    UNDO,
+    EndReason,
+    Outcome,
+    Status,
+    Tier,
+    Tiers,
+    UndoPolicy,
+)
 from skillcheck.registry import GAMES, analysis_of, game_class, make_game, register_game
 from skillcheck.rng import draw_seed, validate_seed
 from skillcheck.solving import Bot, RandomBot, Solver
@@ -50,9 +60,14 @@ __all__ = [
     "ParameterSpec",
     "State",
     "Status",
+    "Tier",
+    "Tiers",
+    "UndoPolicy",
     "game_class",
     "make_game",
     "register_game",
+    "undo_policy",
+    "undo_spec",
 ]
 
 
@@ -133,8 +148,10 @@ class Game(ABC, Generic[MoveT]):
     deal_order: ClassVar[str] = "the order of the shuffled deck, top card first"
     #: The name of the game's own page module (``api/static/games/<name>.js``), if it has one.
     page_module: ClassVar[str | None] = None
-    #: Every game has these two parameters (attrs fields on the subclass).
-    undo: bool
+    #: Every game has these two parameters (attrs fields on the subclass): the undo policy,
+    #: ``field(default=UndoPolicy.SAFE, converter=undo_policy)`` with :func:`undo_spec` (the
+    #: converter reads ``True``/``False`` of old records as full/off), and the move limit.
+    undo: UndoPolicy
     move_limit: int | None
 
     @abstractmethod
@@ -161,6 +178,21 @@ class Game(ABC, Generic[MoveT]):
             return None
         result = solver.solve(state, max_states=max_states).result
         return None if result == "unknown" else result == "win"
+
+    @abstractmethod
+    def default_tiers(self) -> Tiers:
+        """The thresholds on this game's degree of success that grade a result into the four
+        tiers (critical success, success, failure, critical failure) when the GM sets none.
+        They may depend on the parameters (a quota, an allowance); each game documents them."""
+
+    def tier(self, outcome: Outcome, tiers: Tiers | None = None) -> Tier:
+        """The tier of ``outcome`` under ``tiers`` (the GM's), else :meth:`default_tiers`."""
+        return (self.default_tiers() if tiers is None else tiers).tier(outcome)
+
+    @property
+    def undo_policy(self) -> UndoPolicy:
+        """The ``undo`` parameter as a policy (a game that still takes a switch: on is full)."""
+        return UndoPolicy.of(self.undo)
 
     @classmethod
     @abstractmethod
@@ -404,15 +436,48 @@ class State(ABC, Generic[MoveT]):
         return move
 
     def undo(self) -> MoveT:
-        """Take back the last move, restoring the position exactly."""
-        if not self.game.undo:
-            raise UndoError("undo is switched off for this check")
+        """Take back the last move, restoring the position exactly, if the game's undo policy
+        allows it (else :class:`UndoError` saying why; :class:`GameOverError` once ended)."""
+        policy = self.game.undo_policy
+        if policy is UndoPolicy.OFF:
+            raise UndoError(UNDO_OFF)
         self._require_in_progress("undo")
-        if not self._moves:
-            raise UndoError("nothing to undo: no move has been made yet")
+        refusal = self.undo_refusal()
+        if refusal is not None:
+            raise UndoError(refusal)
         self._restore(self._snapshots.pop())
         self._history.append(UNDO)
         return self._moves.pop()
+
+    def undo_refusal(self) -> str | None:
+        """Why :meth:`undo` would be refused now, in words, or None if it would be accepted."""
+        policy = self.game.undo_policy
+        if policy is UndoPolicy.OFF:
+            return UNDO_OFF
+        if self._outcome is not None:
+            return f"cannot undo: the check is over ({self._outcome.summary})"
+        if not self._moves:
+            return "nothing to undo: no move has been made yet"
+        if policy is UndoPolicy.SAFE and self.last_move_revealed():
+            return UNDO_REVEALED
+        return None
+
+    @property
+    def can_undo(self) -> bool:
+        """Whether :meth:`undo` would be accepted now (the check's policy, its status, a move
+        to take back, and under ``safe`` a last move that turned up no hidden card)."""
+        return self.undo_refusal() is None
+
+    def last_move_revealed(self) -> bool:
+        """Whether the last move turned up a card the player had not seen: some card hidden
+        before it (:meth:`hidden_codes`) is not hidden after it. False with no move (or one
+        made before a position code was loaded). Generic: no game says which moves reveal."""
+        if not self._snapshots:
+            return False
+        before = self._copy_position()
+        before._offset = self._offset
+        before._restore(self._snapshots[-1])
+        return not before.hidden_codes() <= self.hidden_codes()
 
     def concede(self) -> Outcome:
         """Give up: the check ends as lost."""
@@ -461,15 +526,42 @@ class State(ABC, Generic[MoveT]):
             first._restore(self._snapshots[0])
         return first
 
-    def record(self, *, reveal: bool | None = None) -> GameRecord:
+    def record(self, *, reveal: bool | None = None, tiers: Tiers | None = None) -> GameRecord:
         """The game record. Hidden information (seed, deal) is included only once the check has
-        ended, unless ``reveal=True`` is given explicitly (server-side storage)."""
+        ended, unless ``reveal=True`` is given explicitly (server-side storage). Its tier is
+        graded by ``tiers`` (the GM's), else by the game's default thresholds."""
         from skillcheck.records import GameRecord
 
-        return GameRecord.from_state(self, reveal=self.is_terminal() if reveal is None else reveal)
+        shown = self.is_terminal() if reveal is None else reveal
+        return GameRecord.from_state(self, reveal=shown, tiers=tiers)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.code()!r}>"
+
+
+#: Why an undo is refused, in the words the player sees (docs/rules.md, "Undo").
+UNDO_OFF = "undo is switched off for this check"
+UNDO_REVEALED = (
+    "the last move turned up a hidden card; this check allows undo only for moves that reveal "
+    "nothing"
+)
+#: The ``undo`` parameter in words, for every game's :func:`undo_spec`.
+UNDO_HELP = (
+    "which moves the player may take back: off (none), safe (only moves that turned up no "
+    "hidden card) or full (any move)"
+)
+
+
+def undo_policy(value: Any) -> UndoPolicy:
+    """The converter of every game's ``undo`` field (:meth:`UndoPolicy.of`)."""
+    return UndoPolicy.of(value)
+
+
+def undo_spec(default: UndoPolicy = UndoPolicy.SAFE) -> ParameterSpec:
+    """Every game's ``undo`` parameter: a choice of ``off``, ``safe`` and ``full``."""
+    return ParameterSpec(
+        "undo", "choice", default.value, UNDO_HELP, choices=tuple(p.value for p in UndoPolicy)
+    )
 
 
 Validator = Callable[[Any, Any, Any], None]

@@ -1,7 +1,8 @@
 """Game records: the deal (as a seed and/or the deck order), the moves, and the outcome.
 
 A record is replayed through the rules engine, so a record that claims an outcome the moves do
-not produce is caught (``skillcheck verify RECORD``). Before a check ends, a record hides its
+not produce is caught (``skillcheck verify RECORD``), and so is a tier that the outcome and the
+recorded thresholds do not give. Before a check ends, a record hides its
 seed and deal: everything that may reach a player is built from what the player may see.
 """
 
@@ -15,7 +16,7 @@ from typing import Any
 from attrs import field, frozen
 
 from skillcheck.errors import ParseError, RecordError, SkillcheckError
-from skillcheck.outcome import UNDO, EndReason, Outcome
+from skillcheck.outcome import UNDO, EndReason, Outcome, Tier, Tiers
 
 __all__ = ["RECORD_FORMAT", "GameRecord", "verify"]
 
@@ -48,6 +49,11 @@ class GameRecord:
     #: Every action in order: move codes, and "undo" for each take-back.
     moves: tuple[str, ...] = field(converter=_moves)
     outcome: Outcome | None = None
+    #: The outcome's tier (docs/rules.md) under ``tiers``; None until the end. Records
+    #: written before tiers existed have neither, and verify as before.
+    tier: Tier | None = None
+    #: The thresholds the tier was graded by (the GM's, or the game's defaults when written).
+    tiers: Tiers | None = None
     seed: int | None = None
     #: The deck order as card codes (top first); present once revealed.
     deal: tuple[str, ...] | None = None
@@ -60,16 +66,21 @@ class GameRecord:
         return self.seed is not None or self.deal is not None or self.start is not None
 
     @classmethod
-    def from_state(cls, state: Any, *, reveal: bool) -> GameRecord:
-        """The record of a :class:`~skillcheck.engine.State` (``state.record()`` calls this)."""
+    def from_state(cls, state: Any, *, reveal: bool, tiers: Tiers | None = None) -> GameRecord:
+        """The record of a :class:`~skillcheck.engine.State` (``state.record()`` calls this);
+        its tier is graded by ``tiers`` (the GM's), else by the game's default thresholds."""
         from skillcheck.serialization import game_params
 
         start = state.initial_position().code() if state.deal is None else None
+        thresholds = state.game.default_tiers() if tiers is None else tiers
+        outcome = state.outcome
         return cls(
             game=state.game.name,
             params=game_params(state.game),
             moves=state.history,
-            outcome=state.outcome,
+            outcome=outcome,
+            tier=None if outcome is None else thresholds.tier(outcome),
+            tiers=thresholds,
             seed=state.seed if reveal else None,
             deal=tuple(c.code for c in state.deal) if reveal and state.deal is not None else None,
             start=start if reveal else None,
@@ -87,7 +98,7 @@ class GameRecord:
 
     @classmethod
     def from_dict(cls, data: Any) -> GameRecord:
-        from skillcheck.serialization import converter
+        from skillcheck.serialization import converter, first_domain_error
 
         if not isinstance(data, dict):
             raise ParseError("a game record is a JSON object")
@@ -101,7 +112,9 @@ class GameRecord:
         try:
             return converter.structure(data, cls)
         except Exception as exc:  # cattrs reports structure errors as exception groups
-            raise ParseError(f"cannot read the game record: {exc}") from None
+            domain = first_domain_error(exc)
+            detail = exc if domain is None else domain
+            raise ParseError(f"cannot read the game record: {detail}") from None
 
     @classmethod
     def from_json(cls, text: str) -> GameRecord:
@@ -110,6 +123,14 @@ class GameRecord:
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
         return cls.from_json(Path(path).read_text(encoding="utf-8"))
+
+    def grade(self, state: Any) -> Tier | None:
+        """The tier of ``state``'s outcome under this record's thresholds (else the game's
+        defaults); None while the game is on."""
+        if state.outcome is None:
+            return None
+        tier: Tier = state.game.tier(state.outcome, self.tiers)
+        return tier
 
     # -- replay
     def build_game(self) -> Any:
@@ -167,13 +188,22 @@ class GameRecord:
 
 
 def verify(record: GameRecord) -> Any:
-    """Replay ``record`` and check that it ends as it claims; returns the final state."""
+    """Replay ``record`` and check that it ends as it claims, in the tier it claims (graded
+    again from the replayed outcome); returns the final state."""
     state = record.replay()
     if state.outcome != record.outcome:
         raise RecordError(
             f"the record claims {_describe(record.outcome)} but replaying it gives "
             f"{_describe(state.outcome)}"
         )
+    if record.tier is not None:
+        tier = record.grade(state)
+        if tier is not record.tier:
+            whose = "the game's" if record.tiers is None else "its"
+            raise RecordError(
+                f"the record claims the tier {record.tier.value} but its outcome gives "
+                f"{'no tier' if tier is None else tier.value} under {whose} thresholds"
+            )
     return state
 
 

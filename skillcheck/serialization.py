@@ -14,9 +14,10 @@ import cattrs
 
 from skillcheck.cards import DECKS, Deck
 from skillcheck.errors import ParameterError, SkillcheckError
+from skillcheck.outcome import Tiers, UndoPolicy
 from skillcheck.registry import game_class
 
-__all__ = ["converter", "game_from_params", "game_params"]
+__all__ = ["converter", "first_domain_error", "game_from_params", "game_params"]
 
 converter = cattrs.Converter(forbid_extra_keys=True)
 
@@ -35,11 +36,11 @@ def _card_parser(deck: Deck) -> Callable[[Any, Any], Any]:
 for _deck in DECKS.values():  # every deck's cards travel as their codes
     converter.register_unstructure_hook(_deck.card_type, _card_code)
     converter.register_structure_hook(_deck.card_type, _card_parser(_deck))
-def _first_domain_error(exc: BaseException) -> SkillcheckError | None:
+def first_domain_error(exc: BaseException) -> SkillcheckError | None:
     if isinstance(exc, SkillcheckError):
         return exc
     for inner in getattr(exc, "exceptions", ()):
-        found = _first_domain_error(inner)
+        found = first_domain_error(inner)
         if found is not None:
             return found
     return None
@@ -60,7 +61,7 @@ def game_from_params(name: str, params: dict[str, Any]) -> Any:
     try:
         return converter.structure(params, cls)
     except Exception as exc:
-        domain = _first_domain_error(exc)
+        domain = first_domain_error(exc)
         if domain is not None:
             raise domain from None
         allowed = ", ".join(p.name for p in cls.parameters() if p.name in _field_names(cls))
@@ -78,3 +79,11 @@ def _field_names(cls: type) -> set[str]:
     import attrs
 
     return {f.name for f in attrs.fields(cls)}
+
+
+# Every game's undo parameter: a policy by name; True/False (records written when undo was a
+# switch) are read as full/off, so old records and stored checks still load.
+converter.register_structure_hook(UndoPolicy, lambda value, _type: UndoPolicy.of(value))
+# Tier thresholds are read strictly (whole numbers, never "7" or 7.5), as the API reads them.
+converter.register_structure_hook(Tiers, lambda value, _type: Tiers.from_dict(value))
+converter.register_unstructure_hook(Tiers, Tiers.to_dict)

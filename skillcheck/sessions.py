@@ -42,7 +42,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 import attrs
 from attrs import field, frozen
 
-from skillcheck.engine import UNDO, Game, Outcome, State, Status
+from skillcheck.engine import UNDO, Game, Outcome, State, Status, Tier, Tiers
 from skillcheck.errors import (
     CheckEndedError,
     CheckNotFoundError,
@@ -198,10 +198,18 @@ class CheckConfig:
     #: The creator passed the seed (the GM knows the deal): views, the revealed record and the
     #: commitment say so (docs/sessions.md#a-seed-the-gm-chose).
     seed_chosen: bool = False
+    #: The GM's tier thresholds (``{"critical_success": N, "critical_failure": N}``); None:
+    #: the game's defaults (docs/rules.md, "Tiers").
+    tiers: dict[str, int] | None = None
 
     def build_game(self) -> Game[Any]:
         game: Game[Any] = game_from_params(self.game, self.params)
         return game
+
+    @property
+    def thresholds(self) -> Tiers | None:
+        """The GM's thresholds as :class:`~skillcheck.engine.Tiers` (None: the game's)."""
+        return None if self.tiers is None else Tiers.from_dict(self.tiers)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -213,6 +221,7 @@ class CheckConfig:
             "metadata": _plain(self.metadata, "metadata"),
             "character": self.character,
             "seed_chosen": self.seed_chosen,
+            "tiers": None if self.tiers is None else dict(self.tiers),
         }
 
 
@@ -324,6 +333,8 @@ class CheckView:
     moves: tuple[dict[str, Any], ...]
     can_undo: bool
     outcome: Outcome | None
+    #: The outcome's tier (docs/rules.md); None until the game ends, and if cancelled.
+    tier: Tier | None
     commitment: str
     end_when_lost: bool
     label: str | None
@@ -364,6 +375,8 @@ class CheckView:
             "can_undo": self.can_undo,
             "outcome": None if self.outcome is None else converter.unstructure(self.outcome),
             "degree": self.degree,
+            "tier": None if self.tier is None else self.tier.value,
+            "tier_text": None if self.tier is None else self.tier.text,
             "commitment": self.commitment,
             "end_when_lost": self.end_when_lost,
             "label": self.label,
@@ -468,7 +481,8 @@ class RevealedRecord:
     """A finished check's game record (with its seed and deal) plus the salt and commitment.
 
     ``record`` is an ordinary :class:`GameRecord`: ``skillcheck verify`` replays it as it is.
-    A cancelled check's record has no outcome (the game did not end); it still verifies.
+    A cancelled check's record has no outcome (the game did not end), so no tier; it still
+    verifies. The tier (docs/rules.md) is the game record's, graded again by ``verify``.
     """
 
     check_id: str
@@ -498,11 +512,19 @@ class RevealedRecord:
             )
         return state
 
+    @property
+    def tier(self) -> Tier | None:
+        """The check's tier: the game record's (None if cancelled)."""
+        return None if self.status is CheckStatus.CANCELLED else self.record.tier
+
     def to_dict(self) -> dict[str, Any]:
+        tier = self.tier
         return {
             "format": self.format,
             "check_id": self.check_id,
             "status": self.status.value,
+            "tier": None if tier is None else tier.value,
+            "tier_text": None if tier is None else tier.text,
             "commitment": self.commitment,
             "salt": self.salt,
             "cancel_reason": self.cancel_reason,
@@ -526,7 +548,7 @@ class RevealedRecord:
                 f"a revealed record's seed_chosen is true or false, not {seed_chosen!r}"
             )
         try:
-            return cls(
+            revealed = cls(
                 seed_chosen=seed_chosen,
                 check_id=str(data["check_id"]),
                 status=CheckStatus(data["status"]),
@@ -539,6 +561,13 @@ class RevealedRecord:
             raise
         except (KeyError, ValueError, TypeError) as exc:
             raise ParseError(f"cannot read the revealed record: {exc!r}") from None
+        tier = revealed.tier
+        if "tier" in data and data["tier"] != (None if tier is None else tier.value):
+            raise ParseError(
+                f"the revealed record says the tier is {data['tier']!r} but its game record "
+                f"says {None if tier is None else tier.value!r}"
+            )
+        return revealed
 
     @classmethod
     def from_json(cls, text: str) -> RevealedRecord:
@@ -841,6 +870,7 @@ class SessionService:
         unwinnable_max_states: int = DEFAULT_UNWINNABLE_MAX_STATES,
         label: str | None = None,
         metadata: Mapping[str, Any] | None = None,
+        tiers: Tiers | Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
         character: str | None = None,
     ) -> CreatedCheck:
@@ -848,7 +878,9 @@ class SessionService:
 
         ``game`` is a registry name with ``params`` in ``game_params`` form (missing ones take
         their defaults), or a :class:`Game` (then no ``params``). Without ``seed`` one is drawn
-        from OS entropy. Invalid input raises the library's errors (:class:`ParameterError`,
+        from OS entropy. ``tiers`` are the GM's thresholds (``{"critical_success": N,
+        "critical_failure": N}``, whole numbers, the first greater); without them the game's.
+        Invalid input raises the library's errors (:class:`ParameterError`,
         :class:`~skillcheck.errors.UnknownGameError`) and stores nothing.
         """
         built = self._build_game(game, params)
@@ -870,6 +902,9 @@ class SessionService:
         if character is not None:
             _check_text(character, "character", MAX_LABEL)
         meta = _plain(dict(metadata or {}), "metadata")
+        chosen = None
+        if tiers is not None:
+            chosen = (tiers if isinstance(tiers, Tiers) else Tiers.from_dict(tiers)).to_dict()
         config = CheckConfig(
             name,
             normalized,
@@ -879,6 +914,7 @@ class SessionService:
             meta,
             character=character,
             seed_chosen=seed is not None,
+            tiers=chosen,
         )
 
         idempotency: IdempotencyRecord | None = None
@@ -1289,8 +1325,11 @@ class SessionService:
             legal_moves=tuple(m.code for m in legal),
             board=state.game.board(observation).to_dict(),
             moves=tuple(state.game.move_view(observation, m).to_dict() for m in legal),
-            can_undo=in_progress and state.game.undo and bool(state.moves),
+            can_undo=in_progress and state.can_undo,
             outcome=state.outcome,
+            tier=None
+            if state.outcome is None or status is CheckStatus.CANCELLED
+            else state.game.tier(state.outcome, stored.config.thresholds),
             commitment=stored.commitment,
             end_when_lost=stored.config.end_when_lost,
             label=stored.config.label,
@@ -1303,12 +1342,16 @@ class SessionService:
         )
 
     def _revealed(self, stored: StoredCheck, live: _Live, status: CheckStatus) -> RevealedRecord:
+        record = live.state.record(reveal=True, tiers=stored.config.thresholds)
+        # The parameters exactly as committed to: a check stored before a parameter changed
+        # form (undo was true/false) keeps them, so its commitment still verifies.
+        record = attrs.evolve(record, params=_copy(stored.config.params))
         return RevealedRecord(
             check_id=stored.check_id,
             status=status,
             commitment=stored.commitment,
             salt=stored.salt,
-            record=live.state.record(reveal=True),
+            record=record,
             cancel_reason=live.cancel_reason,
             seed_chosen=stored.config.seed_chosen,
         )

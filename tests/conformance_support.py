@@ -46,8 +46,8 @@ def build(name: str, params: dict[str, Any]) -> Game[Any]:
 
 # ---- playing lines -------------------------------------------------------------------------------
 
-#: A pick below zero takes a move back (when undo is on and a move was made); any other pick
-#: chooses legal move ``pick % len(legal moves)``.
+#: A pick below zero takes a move back (when the game's undo policy allows it now); any other
+#: pick chooses legal move ``pick % len(legal moves)``.
 UNDO_PICK = -1
 
 
@@ -66,7 +66,7 @@ def play(
         if state.is_terminal():
             break
         if pick < 0:
-            if not (state.game.undo and state.moves):
+            if not state.can_undo:
                 continue
             state.undo()
             actions.append(UNDO)

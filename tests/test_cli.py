@@ -166,7 +166,8 @@ def test_a_quota_check_won_through_piped_moves(tmp_path: Path) -> None:
 def test_undo_restores_the_position(tmp_path: Path) -> None:
     record = tmp_path / "undo.json"
     result = run(
-        ["play", "three-towers", "--level", "5", "--seed", "8", "--record", str(record)],
+        ["play", "three-towers", "--level", "5", "--seed", "8", "--undo", "full", "--record",
+         str(record)],
         input=lines("d1", "u", "d2", "q", "y"),
     )
     assert result.exit_code == 0, result.output
@@ -193,7 +194,8 @@ def test_no_undo_refuses_undo(tmp_path: Path) -> None:
             "5",
             "--seed",
             "8",
-            "--no-undo",
+            "--undo",
+            "off",
             "--record",
             str(record),
         ],
@@ -203,8 +205,8 @@ def test_no_undo_refuses_undo(tmp_path: Path) -> None:
     assert "undo is switched off for this check" in flat(result.stdout)
     assert "Undo is off" in result.stdout
     assert record_of(record).moves == ("d1",)
-    assert record_of(record).params["undo"] is False
-    assert "--no-undo" in result.stdout
+    assert record_of(record).params["undo"] == "off"
+    assert "--undo off" in result.stdout
 
 
 def _refusal_of_second_d1(game: ThreeTowers, seed: int) -> str | None:
@@ -451,7 +453,7 @@ def test_games_lists_the_registry() -> None:
     # Options are named after the parameters; a game's single cards parameter also takes --cards.
     assert params["suited_cards"]["option"] == "--suited-cards"
     assert params["suited_cards"]["options"] == ["--suited-cards", "--cards"]
-    assert params["undo"]["options"] == ["--undo", "--no-undo"]
+    assert params["undo"]["options"] == ["--undo"]
 
 
 # ---- verify --------------------------------------------------------------------------------------
@@ -474,7 +476,8 @@ def test_verify_accepts_a_good_record(won_record: tuple[Path, dict[str, Any]]) -
     path, data = won_record
     result = run(["verify", str(path)])
     assert result.exit_code == 0
-    assert flat(result.stdout) == f"OK: {data['outcome']['summary']}"
+    tier = data["tier"].replace("_", " ")
+    assert flat(result.stdout) == f"OK: {data['outcome']['summary']} ({tier})"
     from_stdin = run(["verify", "-"], input=path.read_text(encoding="utf-8"))
     assert from_stdin.exit_code == 0 and from_stdin.stdout.startswith("OK:")
 

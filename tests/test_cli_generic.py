@@ -35,6 +35,7 @@ from skillcheck.engine import (
     ParameterSpec,
     State,
     Status,
+    Tiers,
     int_in_range,
     is_bool,
 )
@@ -237,7 +238,8 @@ def test_play_a_scripted_session_to_the_end(name: str, index: int, tmp_path: Pat
     assert list(saved.moves) == codes
     checked = run(["verify", str(record)])
     assert checked.exit_code == 0, checked.output
-    assert flat(checked.stdout) == f"OK: {expected.outcome.summary}"
+    tier = game.tier(expected.outcome).text.lower()  # graded again from the replay
+    assert flat(checked.stdout) == f"OK: {expected.outcome.summary} ({tier})"
 
 
 @pytest.mark.parametrize(("name", "index"), CASES)
@@ -337,6 +339,10 @@ class ToyPick(Game[Pick]):
     @classmethod
     def examples(cls) -> tuple[dict[str, Any], ...]:
         return ({"length": 4, "keep": 2}, {"suit": "hearts", "keep": 1, "undo": False})
+
+    def default_tiers(self) -> Tiers:
+        # A plug-in written when undo was a switch: it still takes ``undo: bool`` (on is full).
+        return Tiers(2, -2)
 
     @classmethod
     def commands(cls) -> Sequence[Any]:

@@ -67,7 +67,16 @@ from skillcheck import (
 )
 from skillcheck.board import LAYOUTS
 from skillcheck.cards import deck_named
-from skillcheck.engine import MAX_MOVE_CODE, RESERVED_WORDS, UNDO, EndReason
+from skillcheck.engine import (
+    MAX_MOVE_CODE,
+    RESERVED_WORDS,
+    UNDO,
+    EndReason,
+    Game,
+    Tier,
+    Tiers,
+    UndoPolicy,
+)
 from skillcheck.records import GameRecord, verify
 from skillcheck.serialization import game_from_params, game_params
 from skillcheck.solving import autoplay
@@ -132,7 +141,7 @@ def test_example_parameters_round_trip(name: str, params: dict[str, Any]) -> Non
     assert game_params(game_from_params(name, written)) == written
     assert game.describe() and game.goal_text()
     assert game.evolve() == game
-    assert isinstance(game.undo, bool)
+    assert isinstance(game.undo, UndoPolicy) and game.undo_policy is game.undo
 
 
 # ---- determinism ---------------------------------------------------------------------------------
@@ -516,6 +525,8 @@ def test_push_then_undo_restores_everything(
     name: str, params: dict[str, Any], seed: int, line: list[int], tries: list[int]
 ) -> None:
     game = build(name, params)
+    if game.undo:  # the restoring itself; which moves each policy takes back is tested below
+        game = game.evolve(undo=UndoPolicy.FULL)
     state = game.new_state(seed)
     start = _snapshot(state)
     with pytest.raises(UndoError):  # nothing to take back, or undo is off
@@ -558,6 +569,93 @@ def test_push_then_undo_restores_everything(
     for _ in range(pushed):
         state.undo()
     assert _snapshot(state) == before
+
+
+@pytest.mark.parametrize("policy", list(UndoPolicy))
+@pytest.mark.parametrize(("name", "params"), CASES)
+@CONFORMANCE
+@given(seed=seeds, line=picks)
+def test_each_undo_policy_takes_back_what_it_promises(
+    name: str, params: dict[str, Any], policy: UndoPolicy, seed: int, line: list[int]
+) -> None:
+    """Under every policy ``can_undo`` says whether ``undo()`` is accepted; off takes nothing
+    back, full any move, and safe exactly the moves that left every hidden card hidden (an
+    accepted take-back never hides a card the player was shown)."""
+    game = build(name, params).evolve(undo=policy)
+    state = game.new_state(seed)
+    for pick in line:
+        if state.is_terminal():
+            break
+        if pick >= 0:
+            moves = list(state.legal_moves)
+            state.push(moves[pick % len(moves)])
+            continue
+        revealed = state.last_move_revealed()
+        expected = bool(state.moves) and (
+            policy is UndoPolicy.FULL or (policy is UndoPolicy.SAFE and not revealed)
+        )
+        assert state.can_undo is expected
+        before, hidden = _snapshot(state), state.hidden_codes()
+        if not expected:
+            with pytest.raises(UndoError) as refused:
+                state.undo()
+            assert str(refused.value) == state.undo_refusal()
+            assert _snapshot(state) == before
+            if policy is UndoPolicy.SAFE and state.moves:
+                assert "turned up a hidden card" in str(refused.value)
+            continue
+        state.undo()
+        if policy is UndoPolicy.SAFE:
+            assert state.hidden_codes() <= hidden, "a take-back hid a card the player had seen"
+
+
+# ---- tiers ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_game_declares_tier_thresholds_and_a_safe_undo_default(name: str) -> None:
+    cls = game_class(name)
+    assert cls.default_tiers is not Game.default_tiers
+    for params in cls.examples():
+        tiers = build(name, params).default_tiers()
+        assert isinstance(tiers, Tiers) and tiers.critical_success > tiers.critical_failure
+    # Checks created without an undo parameter (the API, the GM page) are safe.
+    assert cls().undo_policy is UndoPolicy.SAFE
+    (spec,) = [s for s in cls.parameters() if s.name == "undo"]
+    assert spec.kind == "choice" and spec.default == "safe"
+    assert set(spec.choices or ()) == {p.value for p in UndoPolicy}
+
+
+@pytest.mark.parametrize(("name", "params"), CASES)
+@CONFORMANCE
+@given(seed=seeds, line=picks, concede=st.booleans())
+def test_every_outcome_maps_to_exactly_one_tier(
+    name: str, params: dict[str, Any], seed: int, line: list[int], concede: bool
+) -> None:
+    game = build(name, params)
+    state = game.new_state(seed)
+    play(state, line)
+    if not state.is_terminal():
+        if not concede:
+            state = autoplay(game, "random", seed)
+        else:
+            state.concede()
+    outcome = state.outcome
+    assert outcome is not None
+    tiers = game.default_tiers()
+    won, degree = outcome.status is Status.WON, outcome.degree
+    holds = {
+        Tier.CRITICAL_SUCCESS: won and degree >= tiers.critical_success,
+        Tier.SUCCESS: won and degree < tiers.critical_success,
+        Tier.FAILURE: not won and degree > tiers.critical_failure,
+        Tier.CRITICAL_FAILURE: not won and degree <= tiers.critical_failure,
+    }
+    assert sum(holds.values()) == 1
+    tier = game.tier(outcome)
+    assert holds[tier]
+    record = state.record()
+    assert record.tier is tier and record.tiers == tiers
+    assert verify(GameRecord.from_json(record.to_json())).outcome == outcome
 
 
 # ---- the solver ----------------------------------------------------------------------------------

@@ -399,7 +399,7 @@ def test_parameters_are_checked() -> None:
     assert names == ["cards", "ranks", "skill", "undo", "move_limit"]
     examples = Hanoy.examples()
     assert {e.get("ranks", "2-10") for e in examples} == {"2-10", "A-9"}
-    assert any(e.get("undo") is False for e in examples)
+    assert any(e.get("undo") == "off" for e in examples)
     assert any("move_limit" in e for e in examples)
     assert any("skill" in e for e in examples) and any("skill" not in e for e in examples)
 

@@ -170,7 +170,7 @@ DEALS = [  # (level, spaces, seed)
 
 @pytest.mark.parametrize(("level", "spaces", "seed"), DEALS)
 def test_perft_from_the_deal_matches_the_reference(level: int, spaces: int, seed: int) -> None:
-    game = ThreeTowers(level=level, spaces=spaces)
+    game = ThreeTowers(level=level, spaces=spaces, undo="full")
     state = game.new_state(seed)
     rules = reference_rules(game)
     deck, towers = reference_position(state)
@@ -183,7 +183,7 @@ def test_perft_from_the_deal_matches_the_reference(level: int, spaces: int, seed
 def test_perft_from_mid_game_matches_the_reference(
     level: int, spaces: int, seed: int, steps: int
 ) -> None:
-    game = ThreeTowers(level=level, spaces=spaces)
+    game = ThreeTowers(level=level, spaces=spaces, undo="full")
     state, _ = walk(game, seed, steps)
     rules = reference_rules(game)
     deck, towers = reference_position(state)
@@ -201,7 +201,7 @@ def test_perft_of_a_quota_check_matches_the_reference(
     suit: str, skill: int, quota: int, seed: int
 ) -> None:
     """A quota check ends as soon as a tower of the suit is tall enough: such lines stop there."""
-    game = ThreeTowers.quota_check(suit, skill=skill, quota=quota, level=7, spaces=4)
+    game = ThreeTowers.quota_check(suit, skill=skill, quota=quota, level=7, spaces=4, undo="full")
     rules = reference_rules(game)
     without_quota = RefRules(7)
     cut_short = 0
@@ -229,7 +229,7 @@ PINNED = {
 
 @pytest.mark.parametrize(("level", "spaces", "seed"), sorted(PINNED))
 def test_perft_regression_constants(level: int, spaces: int, seed: int) -> None:
-    game = ThreeTowers(level=level, spaces=spaces)
+    game = ThreeTowers(level=level, spaces=spaces, undo="full")
     state = game.new_state(seed)
     rules = reference_rules(game)
     deck, towers = reference_position(state)

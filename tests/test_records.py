@@ -281,7 +281,7 @@ def test_a_record_with_an_unknown_key_is_refused() -> None:
 
 
 def test_a_record_keeps_take_backs_and_replays_them() -> None:
-    state = ThreeTowers.quota_check("moons", 4, 3, level=6).new_state(1234)
+    state = ThreeTowers.quota_check("moons", 4, 3, level=6, undo="full").new_state(1234)
     state.push_code("d1")
     state.undo()
     state.push_code("d2")

@@ -819,7 +819,7 @@ def ends_the_check(state: ThreeTowersState, move: TowerMove) -> bool:
 
 
 def test_undo_restores_the_position_exactly() -> None:
-    state = ThreeTowers(level=7).new_state(17)
+    state = ThreeTowers(level=7, undo="full").new_state(17)
     rng = random.Random(17)
     history = [(state.code(), state.observation(), move_set(state))]
     for _ in range(25):

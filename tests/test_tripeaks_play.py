@@ -100,6 +100,8 @@ class TripeaksMachine(RuleBasedStateMachine):
     def start(self, variant: dict[str, Any], seed: int) -> None:
         game = game_from_params("tripeaks", variant)
         assert isinstance(game, Tripeaks)
+        if "undo" not in variant:  # take back any move (the safe policy: tests/test_undo_policy.py)
+            game = game.evolve(undo="full")
         self.state = game.new_state(seed)
         self.trail = [self.state.code()]
 
@@ -114,8 +116,7 @@ class TripeaksMachine(RuleBasedStateMachine):
         lambda self: (
             hasattr(self, "state")
             and not self.state.is_terminal()
-            and self.state.game.undo
-            and bool(self.state.moves)
+            and self.state.can_undo
         )
     )
     @rule()

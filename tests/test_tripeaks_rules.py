@@ -243,7 +243,7 @@ def test_only_uncovered_cards_are_played() -> None:
 def test_a_face_down_card_turns_up_when_both_cards_covering_it_are_gone() -> None:
     """Seed 001: "Et kort med baksiden opp snus når begge kortene som grenser til det er borte."
     (A face-down card is turned over when both cards next to it are gone.)"""
-    game = Tripeaks()
+    game = Tripeaks(undo="full")
     deal = deal_of({18: "7S", 19: "8S", 9: "QH"}, "6C", ["KD"])
     state = game.state_from_deal([C(c) for c in deal])
     assert state.observation().peaks[9] is None
@@ -503,8 +503,14 @@ def test_tritowers_all_face_up_with_wrap() -> None:
 
 def tritowers_example() -> TripeaksState:
     # peak 1 (tip 0) holds 0, 3, 4, 9; peak 2 (tip 1) holds 1, 5, 6; peak 3 just its tip 2
-    peaks = {5: "10H", 6: "JH", 4: "QH", 9: "6D", 3: "5D", 0: "4D", 1: "2S", 2: "2C"}
-    return position(Tripeaks(rules="tritowers"), peaks, ["9C"], ["7C", "KS"])
+    return position(Tripeaks(rules="tritowers"), *TRITOWERS_EXAMPLE)
+
+
+TRITOWERS_EXAMPLE = (
+    {5: "10H", 6: "JH", 4: "QH", 9: "6D", 3: "5D", 0: "4D", 1: "2S", 2: "2C"},
+    ["9C"],
+    ["7C", "KS"],
+)
 
 
 def test_the_seed_003_scoring_example_move_by_move() -> None:
@@ -592,7 +598,7 @@ def test_tritowers_won_when_every_card_is_off_the_tableau() -> None:
 
 
 def test_undo_restores_score_and_run() -> None:
-    state = tritowers_example()
+    state = position(Tripeaks(rules="tritowers", undo="full"), *TRITOWERS_EXAMPLE)
     history = []
     for code in ["5", "6", "4", "s", "9", "3", "0"]:
         history.append((state.code(), state.score, state.run))

@@ -704,7 +704,9 @@ function renderResult() {
     $("result-degree").textContent = "none";
     $("result-reason").textContent = "cancelled";
   } else {
-    $("result-title").textContent = view.status === "won" ? "✔ Check won" : "✘ Check lost";
+    const won = view.status === "won" ? "✔ Check won" : "✘ Check lost";
+    // The tier in words ("Critical success"), graded by the check's thresholds.
+    $("result-title").textContent = view.tier_text ? `${won}: ${view.tier_text.toLowerCase()}` : won;
     $("result-summary").textContent = outcome?.summary ? capitalise(outcome.summary) + "." : "";
     $("result-degree").textContent = view.degree === null || view.degree === undefined ? "none" : String(view.degree);
     $("result-reason").textContent = REASONS[outcome?.reason] || outcome?.reason || "";

@@ -345,13 +345,17 @@ def verify_command(record_file: TextIO) -> None:
         if data.get("format") == REVEALED_FORMAT:
             # A check's revealed record: the seed and salt must match the published commitment.
             check = RevealedRecord.from_dict(data)
-            state = check.verify()
+            state, record = check.verify(), check.record
         else:
-            state = verify(GameRecord.from_dict(data))
+            record = GameRecord.from_dict(data)
+            state = verify(record)
     outcome = state.outcome
     summary = (
         outcome.summary if outcome is not None else f"in progress after {len(state.moves)} moves"
     )
+    tier = record.grade(state)
+    if tier is not None:
+        summary = f"{summary} ({tier.text.lower()})"
     if check is not None:
         summary = f"the seed matches the commitment; {summary}"
     out = stdout()

@@ -51,13 +51,17 @@ def print_json(data: Any) -> None:
 
 
 def outcome_panel(outcome: Outcome, state: State[Any]) -> Panel:
-    """The outcome of a check in a box: SUCCESS or FAILURE, why, its degree, the moves made."""
+    """The outcome of a check in a box, titled by its tier (CRITICAL SUCCESS, SUCCESS,
+    FAILURE, CRITICAL FAILURE, by the game's default thresholds): why, its degree, the moves
+    made."""
     success = outcome.success
-    title = "SUCCESS" if success else "FAILURE"
+    tier = state.game.tier(outcome)
+    title = tier.text.upper()
     style = "green" if success else "red"
     body = Table.grid(padding=(0, 2))
     body.add_column(style="bold")
     body.add_column()
+    body.add_row("Result", Text(tier.text, style=f"bold {style}"))
     body.add_row("Outcome", Text(outcome.summary))
     body.add_row("Degree of success", Text(f"{outcome.degree:+d}", style=f"bold {style}"))
     body.add_row("Moves made", str(len(state.moves)))

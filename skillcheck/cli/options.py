@@ -4,7 +4,7 @@ commands that take a game: one click subcommand per registered game.
 Every parameter of a game becomes an option named after it (``suited_cards`` is
 ``--suited-cards``): a whole number (``--level 6``), a choice (``--suit moons``), cards of the
 game's deck (``--suited-cards Author,Forest``; a game with a single cards parameter also takes
-``--cards``) or a switch (``--undo/--no-undo``). An option whose name a command already uses
+``--cards``) or a switch (``--wrap/--no-wrap``). An option whose name a command already uses
 gets the prefix ``--game-``. The values go to the library unchanged (the game checks them, so
 its messages are the ones shown) through ``Game.params_from_options`` and
 :func:`~skillcheck.serialization.game_from_params`.
@@ -70,7 +70,7 @@ class GameOption:
 
     @property
     def usage(self) -> str:
-        """The option as ``skillcheck games`` lists it: ``--level``, ``--undo/--no-undo``."""
+        """The option as ``skillcheck games`` lists it: ``--level``, ``--wrap/--no-wrap``."""
         return f"{self.flag}/{self.off_flag}" if self.spec.kind == "bool" else self.flag
 
 

@@ -19,7 +19,7 @@ from rich.console import Console, RenderableType
 from rich.panel import Panel
 from rich.text import Text
 
-from skillcheck.engine import Game, Move, State
+from skillcheck.engine import Game, Move, State, UndoPolicy
 from skillcheck.errors import ParseError, SkillcheckError
 from skillcheck.terminal import Frontend
 
@@ -136,7 +136,10 @@ def prompt_help(game: Game[Any], frontend: Frontend, state: State[Any]) -> str:
         lines.append(f"  {example.code:<10} a move code, as the list shows it: {words}")
     else:
         lines.append("  CODE       a move code, as the list shows it")
-    undo_note = "" if game.undo else " (switched off for this check)"
+    undo_note = {
+        UndoPolicy.OFF: " (switched off for this check)",
+        UndoPolicy.SAFE: " (only a move that turned up no hidden card)",
+    }.get(game.undo_policy, "")
     lines += [
         f"  u          undo the last move{undo_note}",
         "  c or q     concede the check (asks first)",

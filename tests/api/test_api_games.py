@@ -95,8 +95,9 @@ def test_a_check_without_its_game_is_422_naming_the_games(client: TestClient[Any
     [
         ({**PARAMS, "level": "6"}, "level", "whole number"),
         ({**PARAMS, "level": 6.0}, "level", "whole number"),
-        ({**PARAMS, "undo": 1}, "undo", "true or false"),
-        ({**PARAMS, "undo": "false"}, "undo", "true or false"),
+        ({**PARAMS, "undo": 1}, "undo", "one of off, safe, full"),
+        ({**PARAMS, "undo": "false"}, "undo", "one of off, safe, full"),
+        ({**PARAMS, "undo": True}, "undo", "one of off, safe, full"),
         ({**PARAMS, "variant": {**PARAMS["variant"], "skill": "3"}}, "skill", "whole number"),
         ({**PARAMS, "variant": {**PARAMS["variant"], "suit": "Moons"}}, "suit", "moons"),
         ({**PARAMS, "variant": "standard"}, "variant", "an object"),

@@ -155,7 +155,7 @@ def test_roles(client: TestClient[Any]) -> None:
 
 
 def test_undo_and_concede(client: TestClient[Any]) -> None:
-    check = new_check(client)
+    check = new_check(client, params={**PARAMS, "undo": "full"})  # deck moves too
     url, player = f"/v1/checks/{check['check_id']}", bearer(check["player_token"])
     _, line = winning_seed()
     assert_problem(client.post(f"{url}/undo", headers=player), 422, "undo-not-allowed")

@@ -329,6 +329,8 @@ def test_payload_is_the_result_only_with_a_link_to_the_record(cancel: bool) -> N
         "status",
         "outcome",
         "degree",
+        "tier",
+        "tier_text",
         "moves_made",
         "version",
         "label",

@@ -107,8 +107,9 @@ def test_each_game_is_played_through_the_page(
                 phone_context.close()
     if not line:
         pytest.skip(f"{name}: no solver line to win with; one move was played through the page")
-    expect(page.locator("#result-title")).to_have_text("✔ Check won")
-    assert check.view()["status"] == "won"
+    won = check.view()
+    assert won["status"] == "won"
+    expect(page.locator("#result-title")).to_have_text(f"✔ Check won: {won['tier_text'].lower()}")
     page.click("#show-record")
     expect(page.locator("#record")).to_be_visible()
     shown = page.eval_on_selector_all("#record-deal .face", "fs => fs.map(f => f.dataset.code)")

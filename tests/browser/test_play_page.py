@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 import pytest
 from browser_support import (
+    PARAMS,
     Check,
     click_move,
     no_overlaps,
@@ -216,7 +217,7 @@ def test_illegal_attempt_is_refused_and_changes_nothing(
 
 
 def test_undo_and_keyboard_play(page: Page, server: str, new_check: NewCheck) -> None:
-    check = new_check(seed=21)
+    check = new_check(seed=21, params={**PARAMS, "undo": "full"})  # deck moves too
     open_page(page, server, check)
     expect(page.locator("#undo")).to_be_disabled()
     page.fill("#move-input", "d3")
@@ -259,10 +260,12 @@ def test_concede_asks_in_a_dialog(page: Page, server: str, new_check: NewCheck) 
     page.click("#concede")
     page.click("#concede-confirm")
     expect(page.locator("#result")).to_be_visible()
-    expect(page.locator("#result-title")).to_have_text("✘ Check lost")
     expect(page.locator("#result-reason")).to_have_text("the player conceded")
     view = check.view()
     assert view["status"] == "lost" and view["outcome"]["reason"] == "conceded"
+    # The tier in words (a quota of 3 missed by 2 or more: a critical failure).
+    assert view["tier_text"] == "Critical failure"
+    expect(page.locator("#result-title")).to_have_text("✘ Check lost: critical failure")
     expect(page.locator("#result-degree")).to_contain_text(str(view["degree"]))
     expect(page.locator(f"{DECK}.card-button")).to_have_count(0)
     expect(page.locator("#play")).to_be_disabled()
@@ -333,8 +336,10 @@ def test_whole_game_by_clicking_without_showing_hidden_cards(
         view = check.view()
     expect(page.locator("#result")).to_be_visible()
     final = check.view()
-    assert final["status"] == "won"
-    expect(page.locator("#result-title")).to_have_text("✔ Check won")
+    assert final["status"] == "won" and final["tier_text"] in ("Success", "Critical success")
+    expect(page.locator("#result-title")).to_have_text(
+        f"✔ Check won: {final['tier_text'].lower()}"
+    )
     expect(page.locator("#status")).to_have_text("✔ Won")
     # The degree, and the game's own words for the outcome (for a quota check the degree is
     # the cards to spare: the summary says so).
@@ -396,7 +401,8 @@ def test_spectator_sees_moves_live(
         f"/v1/checks/{check.check_id}/concede", json={}, headers=check.auth()
     )
     assert conceded.status_code == 200
-    expect(page.locator("#result-title")).to_have_text("✘ Check lost")
+    tier = conceded.json()["tier_text"].lower()
+    expect(page.locator("#result-title")).to_have_text(f"✘ Check lost: {tier}")
     expect(page.locator("#live")).to_have_attribute("data-mode", "stopped")
 
 
@@ -440,7 +446,9 @@ def test_page_works_in_an_iframe_on_another_origin(
     # The in-page dialog works where window.confirm may be blocked.
     frame.locator("#concede").click()
     frame.locator("#concede-confirm").click()
-    expect(frame.locator("#result-title")).to_have_text("✘ Check lost")
+    expect(frame.locator("#result-title")).to_have_text(
+        f"✘ Check lost: {check.view()['tier_text'].lower()}"
+    )
 
 
 def test_page_is_refused_in_a_frame_on_an_unlisted_origin(

@@ -30,9 +30,12 @@ from skillcheck.engine import (
     ParameterSpec,
     State,
     Status,
+    Tiers,
+    UndoPolicy,
     int_in_range,
-    is_bool,
     register_game,
+    undo_policy,
+    undo_spec,
 )
 from skillcheck.errors import ParameterError, ParseError, UnknownCardError
 from skillcheck.games.hanoy.search import (
@@ -255,7 +258,7 @@ class Hanoy(Game[HanoyMove]):
     skill: int | None = field(
         default=None, validator=int_in_range("skill", 0, MAX_SKILL, optional=True)
     )
-    undo: bool = field(default=True, validator=is_bool("undo"))
+    undo: UndoPolicy = field(default=UndoPolicy.SAFE, converter=undo_policy)
     move_limit: int | None = field(
         default=None, validator=int_in_range("move_limit", 1, 100_000, optional=True)
     )
@@ -272,7 +275,7 @@ class Hanoy(Game[HanoyMove]):
             ParameterSpec("skill", "int", None,
                           "spare moves over the deal's minimum (a skill check; none: no "
                           "allowance)", 0, MAX_SKILL, optional=True),
-            ParameterSpec("undo", "bool", True, "whether the player may take moves back"),
+            undo_spec(),
             ParameterSpec("move_limit", "int", None, "moves allowed before the check is lost",
                           1, 100_000, optional=True),
         )  # fmt: skip
@@ -283,11 +286,21 @@ class Hanoy(Game[HanoyMove]):
             {"cards": 5, "skill": 2},
             {},
             {"ranks": "A-9"},
-            {"cards": 7, "ranks": "A-9", "skill": 6, "undo": False},
+            {"cards": 7, "ranks": "A-9", "skill": 6, "undo": "off"},
             {"cards": 4, "move_limit": 12},
             {"skill": 30, "move_limit": 400},
-            {"cards": 3, "skill": 0, "undo": False},
+            {"cards": 3, "skill": 0, "undo": "off"},
         )
+
+    def default_tiers(self) -> Tiers:
+        """The check: a critical success leaves at least half the spare moves (``skill``)
+        unused, and at least one; a critical failure still needs 2^(cards - 2) moves or more,
+        about a median deal's whole solution. The plain game: a win has no margin (every
+        win is a success); a critical failure has fewer than half the cards in sequence
+        (docs/games/hanoy.md)."""
+        if self.skill is None:
+            return Tiers(self.cards + 1, (self.cards - 1) // 2)
+        return Tiers(max(1, (self.skill + 1) // 2), -(2 ** (self.cards - 2)))
 
     def describe(self) -> str:
         low, high = self.rank_values[0], self.rank_values[-1]

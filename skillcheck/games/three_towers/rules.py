@@ -25,9 +25,12 @@ from skillcheck.engine import (
     ParameterSpec,
     State,
     Status,
+    Tiers,
+    UndoPolicy,
     int_in_range,
-    is_bool,
     register_game,
+    undo_policy,
+    undo_spec,
 )
 from skillcheck.errors import ParameterError, ParseError
 from skillcheck.rng import Pcg32, validate_seed
@@ -225,7 +228,7 @@ class ThreeTowers(Game[TowerMove]):
     level: int = field(default=MAX_LEVEL, validator=int_in_range("level", MIN_LEVEL, MAX_LEVEL))
     spaces: int = field(default=5, validator=int_in_range("spaces", MIN_SPACES, MAX_SPACES))
     variant: Variant = field(factory=Standard, converter=_variant)
-    undo: bool = field(default=True, validator=is_bool("undo"))
+    undo: UndoPolicy = field(default=UndoPolicy.SAFE, converter=undo_policy)
     move_limit: int | None = field(
         default=None, validator=int_in_range("move_limit", 1, 100_000, optional=True)
     )
@@ -261,8 +264,10 @@ class ThreeTowers(Game[TowerMove]):
             {"level": 6, "variant": {"kind": "quota", "suit": "knots", "skill": 3, "quota": 2}},
             {"level": 6},
             {"level": 6, "spaces": 4, "variant": {"kind": "ivory", "suit": "waves"}},
-            {"level": 5, "undo": False, "move_limit": 40},
+            {"level": 5, "undo": "off", "move_limit": 40},
             {"variant": {**quota, "suited_cards": ["5ML", "7ML", "8MS", "9MS", "6MW"]}},
+            {"level": 6, "variant": {"kind": "quota", "suit": "waves", "skill": 4, "quota": 3},
+             "undo": "full"},
         )
 
     @classmethod
@@ -383,10 +388,25 @@ class ThreeTowers(Game[TowerMove]):
             ParameterSpec("suited_cards", "cards", None,
                           "the GM's choice of suited numerals (quota variant; default: seeded)",
                           optional=True, deck="decktet", path=("variant", "suited_cards")),
-            ParameterSpec("undo", "bool", True, "whether the player may take moves back"),
+            undo_spec(),
             ParameterSpec("move_limit", "int", None, "moves allowed before the check is lost",
                           1, 100_000, optional=True),
         )  # fmt: skip
+
+    def default_tiers(self) -> Tiers:
+        """Quota check: a critical success meets the quota with more cards left in the deck
+        than an average shuffle leaves after its quota-th suited card (n - q(n+1)/(s+1) for n
+        cards, s suited, quota q; at least 1); a critical failure ends with the tallest tower of
+        the suit below half the quota. Standard and ivory: a win places every card, so it has
+        no margin (every win is a success); a critical failure places fewer than half the cards
+        (docs/rules.md)."""
+        variant = self.variant
+        if isinstance(variant, Quota):
+            n, s, q = 2 * (self.level - 1) + variant.skill, variant.skill, variant.quota
+            expected_left = -((q * (n + 1) - n * (s + 1)) // (s + 1))  # rounded up
+            return Tiers(max(1, expected_left), -(q // 2 + 1))
+        cards = 3 * (self.level - 1)
+        return Tiers(cards + 1, (cards - 1) // 2)
 
     # -- chance
     def deck(self, suited: Sequence[Card] | None = None) -> tuple[Card, ...]:

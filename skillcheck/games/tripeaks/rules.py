@@ -38,9 +38,13 @@ from skillcheck.engine import (
     ParameterSpec,
     State,
     Status,
+    Tiers,
+    UndoPolicy,
     int_in_range,
     is_bool,
     register_game,
+    undo_policy,
+    undo_spec,
 )
 from skillcheck.errors import ParameterError, ParseError, UnknownCardError
 from skillcheck.games.tripeaks.layout import (
@@ -340,7 +344,7 @@ class Tripeaks(Game[TripeaksMove]):
     target: int | None = field(
         default=None, validator=int_in_range("target", 1, MAX_TARGET, optional=True)
     )
-    undo: bool = field(default=True, validator=is_bool("undo"))
+    undo: UndoPolicy = field(default=UndoPolicy.SAFE, converter=undo_policy)
     move_limit: int | None = field(
         default=None, validator=int_in_range("move_limit", 1, 100_000, optional=True)
     )
@@ -436,7 +440,7 @@ class Tripeaks(Game[TripeaksMove]):
             ParameterSpec("target", "int", None,
                           "tritowers only: the score to reach by the end of the game (none: "
                           "clear the peaks)", 1, MAX_TARGET, optional=True),
-            ParameterSpec("undo", "bool", True, "whether the player may take moves back"),
+            undo_spec(),
             ParameterSpec("move_limit", "int", None, "moves allowed before the check is lost",
                           1, 100_000, optional=True),
         )  # fmt: skip
@@ -458,9 +462,21 @@ class Tripeaks(Game[TripeaksMove]):
             {"peaks": 2, "skill": 2},
             {"skill": 0},
             {"rules": "tritowers", "target": 40, "skill": 4},
-            {"skill": 7, "undo": False},
+            {"skill": 7, "undo": "off"},
             {"wrap": True, "move_limit": 40},
         )
+
+    def default_tiers(self) -> Tiers:
+        """Target: a critical success scores at least twice the target and 60 over it, a
+        critical failure ends 30 points or more below zero. Peaks: a critical success leaves a
+        third of the stock plus two cards per peak not needed (a TriTowers win: 100 points); a
+        critical failure leaves more than a fifth of the cards the peaks needed
+        (docs/games/tripeaks.md)."""
+        if self.target is not None:
+            return Tiers(max(self.target, 60), -(self.target + 30))
+        needed = cards_needed(set(range(POSITIONS)), self.peaks)
+        best = 100 if self.tritowers else self.stock_size // 3 + 2 * (3 - self.peaks)
+        return Tiers(best, -(needed // 5 + 1))
 
     def describe(self) -> str:
         parts = [f"{self.title}, {'TriTowers' if self.tritowers else 'basic form'}"]
