@@ -1,15 +1,16 @@
 """Tri Peaks (seeds 001 and 003): the basic form with its variants, TriTowers and its score.
 
 The package holds the tableau's geometry (:mod:`.layout`), the rules and notation (:mod:`.rules`),
-the fair bot (:mod:`.bots`) and the odds presets (:mod:`.odds`); the exact solver
-(:mod:`.solver`), when present, registers itself too. docs/games/tripeaks.md has the rules as
-implemented, every interpretation of the seeds, and the skill check.
+the fair bots (:mod:`.bots`: ``fast`` and ``strong``, docs/games/tripeaks-bots.md) and the odds
+presets (:mod:`.odds`); the exact solver (:mod:`.solver`), when present, registers itself too.
+docs/games/tripeaks.md has the rules as implemented, every interpretation of the seeds, and the
+skill check.
 """
 
 import importlib
 import importlib.util
 
-# The analysis modules register the bot, the odds presets and (if present) the solver.
+# The analysis modules register the bots, the odds presets and (if present) the solver.
 from skillcheck.games.tripeaks import bots as _bots
 from skillcheck.games.tripeaks import odds as _odds
 from skillcheck.games.tripeaks.layout import (
