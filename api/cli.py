@@ -196,6 +196,7 @@ def serve(
     base = f"http://{settings.host}:{settings.port}"
     info = Table.grid(padding=(0, 2))
     info.add_row("API", f"{base}/v1  (docs: {base}/schema)")
+    info.add_row("GM page", f"{base}/gm  (sign in with the GM key)")
     info.add_row("Database", make_url(settings.database_url).render_as_string(hide_password=True))
     # Only a prefix: start-up output ends up in container logs, and the key is a password.
     more = len(settings.gm_keys) - 1
