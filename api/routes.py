@@ -17,7 +17,7 @@ from typing import Annotated, Any, ClassVar, Literal, cast
 
 import msgspec
 import sqlalchemy as sa
-from litestar import Controller, Request, Response, get, post
+from litestar import Controller, HttpMethod, Request, Response, get, post, route
 from litestar.channels import ChannelsPlugin
 from litestar.datastructures import ResponseHeader
 from litestar.exceptions import ValidationException
@@ -497,7 +497,7 @@ class ChecksController(Controller):
         "/",
         sync_to_thread=True,
         summary="The GM's checks (GM)",
-        responses=problem_responses(400, 401, 403),
+        responses=problem_responses(400, 401, 403, 422),
     )
     def list_checks(
         self,
@@ -522,7 +522,7 @@ class ChecksController(Controller):
     ) -> ChecksPage:
         """GM key only: the checks created with this GM key (never another GM's), newest
         first, as summaries. A player or spectator token gets 403, no token 401; a cursor this
-        server did not write gets 400 ``invalid-cursor``."""
+        server did not write gets 422 ``invalid-cursor`` (well-formed text, a refused value)."""
         rt = _runtime(request)
         gm = gm_key_digest(request, rt.settings)
         try:
@@ -531,7 +531,7 @@ class ChecksController(Controller):
             )
         except BadCursorError:
             raise ApiProblem(
-                400,
+                422,
                 "invalid-cursor",
                 "cursor must be the next_cursor of an earlier page of this list",
                 field="cursor",
@@ -564,6 +564,12 @@ class ChecksController(Controller):
             summary_stream(rt.channels, gm, read, since),
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
+
+    @route("/", http_method=[HttpMethod.OPTIONS], include_in_schema=False, sync_to_thread=False)
+    def checks_options(self) -> Response[None]:
+        """``OPTIONS /v1/checks``: Litestar 2 lists only one of a path's handlers in the
+        automatic answer's ``Allow`` (litestar#4169, fixed in 3), so this path says it itself."""
+        return Response(None, status_code=204, headers={"Allow": "GET, OPTIONS, POST"})
 
     @post(
         "/",

@@ -212,8 +212,8 @@ def test_pages_partition_the_filtered_list(
         ({"limit": 101}, "limit", 400),
         ({"limit": "ten"}, "limit", 422),  # the wrong JSON type: strict decoding's 422
         ({"label": "x" * 201}, "label", 400),
-        ({"cursor": "not-a-cursor"}, "cursor", 400),
-        ({"cursor": "WyJ5ZXN0ZXJkYXkiLCJ4Il0"}, "cursor", 400),  # ["yesterday","x"]
+        ({"cursor": "not-a-cursor"}, "cursor", 422),
+        ({"cursor": "WyJ5ZXN0ZXJkYXkiLCJ4Il0"}, "cursor", 422),  # ["yesterday","x"]
     ],
 )
 def test_bad_list_queries_are_refused_and_name_the_field(

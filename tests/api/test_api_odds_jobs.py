@@ -74,7 +74,7 @@ def test_a_shipped_cell_answers_at_once_without_a_key_and_starts_no_job(
     assert body["summary"].startswith("A casual player ")
     assert f"({round(100 * casual['rate'])} %)" in body["summary"]
     # the same cell with the neutral option spelled out is still the shipped one
-    again = client.get("/v1/odds", params={**SHIPPED, "level": 9, "spaces": 5, "undo": "false"})
+    again = client.get("/v1/odds", params={**SHIPPED, "level": 9, "spaces": 5, "undo": "safe"})
     assert again.headers["x-cache"] == "shipped" and _runner(client).started == 0
 
 
@@ -213,7 +213,7 @@ def test_calibrate_computes_for_a_gm_and_refuses_what_it_cannot_do(
     refusals = [
         ({**query, "quota": 1}, 422, "quota"),  # what calibrating chooses
         ({**query, "profile": "careful"}, 422, "profile"),  # not shipped there: too slow
-        ({"game": "tripeaks", "target": 0.5, "profile": "careful"}, 422, "profile"),  # no bot
+        ({"game": "hanoy", "target": 0.5, "profile": "careful"}, 422, "profile"),  # no bot
         ({**query, "target": 1.5}, 400, "target"),
         ({**query, "profile": "lucky"}, 400, "profile"),
         ({**query, "deals": 5}, 422, "deals"),

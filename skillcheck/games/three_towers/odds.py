@@ -46,9 +46,9 @@ SHIPPED: tuple[ShippedGrid, ...] = (
             f"quota-{suit}-level-{level}",
             {"suit": suit, "level": level, "spaces": 5},
             {"skill": tuple(range(1, 9)), "quota": tuple(range(1, 9))},
-            {"casual": 20, "ceiling": 20, "careful": 3}
+            {"casual": 100, "ceiling": 20, "careful": 3}
             if level == 6
-            else {"casual": 20, "ceiling": 5},
+            else {"casual": 100, "ceiling": 20},
         )
         for level in (9, 6)
         for suit in SUITS
@@ -57,7 +57,7 @@ SHIPPED: tuple[ShippedGrid, ...] = (
         "standard",
         {"spaces": 5},
         {"level": tuple(range(_LEVELS.minimum or 2, (_LEVELS.maximum or 9) + 1))},
-        {"casual": 20, "ceiling": 20},
+        {"casual": 100, "ceiling": 20},
     ),
 )
 
