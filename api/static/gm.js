@@ -424,8 +424,12 @@ function renderOdds(table) {
   body.replaceChildren();
   const rows = [];
   let observed = null;
+  const shown = new Set(); // cells come one per method; each carries its parameters' profiles
   for (const cell of cells) {
     if (Array.isArray(cell.profiles)) {
+      const key = canonicalJson(cell.params ?? null);
+      if (shown.has(key)) continue;
+      shown.add(key);
       for (const p of cell.profiles) {
         rows.push({ who: p.name, rate: p.rate, low: p.low, high: p.high, deals: p.deals, words: p.words });
       }

@@ -134,6 +134,11 @@ def test_a_gm_runs_a_check_from_the_page(
         expect(gm.locator("#odds-words")).to_contain_text("%", timeout=120_000)
         gm.click("#odds-details summary")
         expect(gm.locator("#odds-table tbody tr").first).to_be_visible()
+        # one row per player profile (the shipped level-6 cell has all three), never one per
+        # method cell of the answer
+        expect(gm.locator("#odds-table tbody th")).to_have_text(
+            ["A careful player", "A casual player", "The ceiling (perfect play)"]
+        )
         gm.fill("#check-label", LABEL)
         gm.fill("#character", "Mira")
         snap(gm, shots, "gm-laptop-form")
