@@ -18,6 +18,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from skillcheck import GAMES, Hanoy, ParameterError, ThreeTowers, UndoError
 from skillcheck.cli import main
 from skillcheck.engine import UNDO_OFF, UNDO_REVEALED, State, UndoPolicy
+from skillcheck.errors import GameOverError
 from skillcheck.games.tripeaks.rules import Tripeaks
 from skillcheck.records import GameRecord, verify
 from skillcheck.schema import check_params
@@ -216,8 +217,12 @@ class SafeUndo(RuleBasedStateMachine):
     def undo(self) -> None:
         allowed = self.state.can_undo
         if not allowed:
-            with pytest.raises(UndoError):
+            # refused by the policy (UndoError), or the check is over (GameOverError): either
+            # way typed, and nothing is taken back
+            before = self.state.code()
+            with pytest.raises(UndoError if not self.state.is_terminal() else GameOverError):
                 self.state.undo()
+            assert self.state.code() == before
             return
         shown_by_it = self.showed.pop()
         assert not shown_by_it, f"took back a move that showed {sorted(shown_by_it)}"
