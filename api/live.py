@@ -207,6 +207,22 @@ def _message(event: dict[str, Any]) -> ServerSentEventMessage:
     )
 
 
+
+async def _until(
+    incoming: Any, keepalive: float, max_seconds: float
+) -> AsyncIterator[Any | None]:
+    """The messages of a subscription's queue for at most ``max_seconds``; None each time
+    ``keepalive`` seconds pass without one (the stream sends a comment then)."""
+    deadline = asyncio.get_running_loop().time() + max_seconds
+    while True:
+        remaining = deadline - asyncio.get_running_loop().time()
+        if remaining <= 0:
+            return
+        try:
+            yield await asyncio.wait_for(incoming.get(), min(keepalive, remaining))
+        except TimeoutError:
+            yield None
+
 async def event_stream(
     channels: ChannelsPlugin,
     read_events: Callable[[int], list[dict[str, Any]]],
@@ -236,14 +252,8 @@ async def event_stream(
                 last = event["sequence"]
                 if event["kind"] in TERMINAL_KINDS:
                     return
-            deadline = asyncio.get_running_loop().time() + max_seconds
-            while True:
-                remaining = deadline - asyncio.get_running_loop().time()
-                if remaining <= 0:
-                    return
-                try:
-                    raw = await asyncio.wait_for(incoming.get(), min(keepalive, remaining))
-                except TimeoutError:
+            async for raw in _until(incoming, keepalive, max_seconds):
+                if raw is None:
                     yield ServerSentEventMessage(comment="keepalive")
                     continue
                 event = json.loads(raw)
@@ -315,14 +325,8 @@ async def summary_stream(
                     found = message("changed", summary)
                     if found is not None:
                         yield found
-            deadline = asyncio.get_running_loop().time() + max_seconds
-            while True:
-                remaining = deadline - asyncio.get_running_loop().time()
-                if remaining <= 0:
-                    return
-                try:
-                    raw = await asyncio.wait_for(incoming.get(), min(keepalive, remaining))
-                except TimeoutError:
+            async for raw in _until(incoming, keepalive, max_seconds):
+                if raw is None:
                     yield ServerSentEventMessage(comment="keepalive")
                     continue
                 change = json.loads(raw)

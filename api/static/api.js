@@ -144,6 +144,20 @@ export class SseParser {
  * /events); onMode gets "stream", "polling", "retrying" or "stopped"; onError gets ApiErrors
  * of the polling requests.
  */
+/** Feeds a streaming response's text to an SseParser until it ends or drops (never throws). */
+export async function readStream(response, parser) {
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      parser.push(value);
+    }
+  } catch {
+    // dropped: the caller reconnects
+  }
+}
+
 export class LiveFeed {
   constructor(client, { onEvent, onMode, onError }) {
     this.client = client;
@@ -229,16 +243,7 @@ export class LiveFeed {
       }
       this.deliver(event);
     });
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        parser.push(value);
-      }
-    } catch {
-      // A dropped connection: reconnect from the last sequence seen.
-    }
+    await readStream(response, parser); // a dropped connection: reconnect from the last sequence seen
     return "ended";
   }
 

@@ -4,7 +4,7 @@
 // GM's checks live: cancel them, watch them, and check a finished check's commitment.
 // Only public endpoints of the API are used (docs/api.md). Nothing here names a game.
 
-import { ApiError, SseParser } from "./api.js";
+import { ApiError, SseParser, readStream } from "./api.js";
 import { qrSvg } from "./qr.js";
 
 const root = document.documentElement.dataset.root || "";
@@ -1028,16 +1028,7 @@ class ListFeed {
       if (message.id) this.lastId = message.id;
       this.onSummary(message.event, summary);
     });
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        parser.push(value);
-      }
-    } catch {
-      // dropped: reconnect with Last-Event-ID
-    }
+    await readStream(response, parser); // dropped: reconnect with Last-Event-ID
     return "ended";
   }
 }
