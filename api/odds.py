@@ -552,6 +552,23 @@ class CalibrateOperation(Operation):
         self.parameters = [*(self.parameters or []), *options]
 
 
+#: What both computed answers declare: a 202 while a job runs, anonymous or GM security (a
+#: key only to compute), the problems, and the missing-game answer.
+_COMPUTED_ROUTE: dict[str, Any] = {
+    "responses": {
+        202: ResponseSpec(
+            data_container=OddsRunningBody,
+            description="Being computed (GM key only): poll the same URL after the "
+            "Retry-After header's seconds until it answers 200",
+            generate_examples=False,
+        ),
+        **problem_responses(400, 401, 403, 422),
+    },
+    "security": [{}, {"bearer": []}],
+    "exception_handlers": {ValidationException: missing_game_handler},
+}
+
+
 class OddsController(Controller):
     path = "/v1"
     tags: ClassVar[list[str]] = ["odds"]  # type: ignore[misc]
@@ -559,18 +576,8 @@ class OddsController(Controller):
     @get(
         "/odds",
         summary="Success odds of a check, for a GM",
-        responses={
-            202: ResponseSpec(
-                data_container=OddsRunningBody,
-                description="Being computed (GM key only): poll the same URL after the "
-                "Retry-After header's seconds until it answers 200",
-                generate_examples=False,
-            ),
-            **problem_responses(400, 401, 403, 422),
-        },
-        security=[{}, {"bearer": []}],
+        **_COMPUTED_ROUTE,
         operation_class=OddsOperation,
-        exception_handlers={ValidationException: missing_game_handler},
     )
     async def odds(
         self,
@@ -615,18 +622,8 @@ class OddsController(Controller):
     @get(
         "/calibrate",
         summary="Which difficulty gives the wanted chance",
-        responses={
-            202: ResponseSpec(
-                data_container=OddsRunningBody,
-                description="Being computed (GM key only): poll the same URL after the "
-                "Retry-After header's seconds until it answers 200",
-                generate_examples=False,
-            ),
-            **problem_responses(400, 401, 403, 422),
-        },
-        security=[{}, {"bearer": []}],
+        **_COMPUTED_ROUTE,
         operation_class=CalibrateOperation,
-        exception_handlers={ValidationException: missing_game_handler},
     )
     async def calibrate(
         self,
