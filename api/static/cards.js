@@ -1,7 +1,29 @@
-// Cards on the page: a deck's table from GET /v1/decks/{deck}, and a card drawn as DOM elements.
-// Nothing here knows a deck: suits, ranks and names all come from the table. A suit is styled by
-// its name (class "suit-<name>", e.g. suit-hearts) and, where the deck gives one, its colour
-// (class "colour-red"); a game's page module may replace the face (setFace).
+// Cards on the page: a deck's table from GET /v1/decks/{deck}, and each card drawn as an inline
+// SVG built from it (no artwork is published or downloaded). Nothing here knows a deck: suits,
+// ranks, names and colours all come from the table, and how a face is laid out follows from
+// what the card is:
+//
+// - a card with one suit and a number for its rank (the 7 of Hearts) shows that many pips;
+// - any other card shows its suit symbols large in the middle (one, two or three of them), and a
+//   card whose rank is a word (a Crown, a Pawn, a Queen) a frame around them with the word;
+// - every face has corner indices (rank and suit symbols) at the top left and, turned, at the
+//   bottom right; a deck whose cards carry several suits lays its index in a row (so the top
+//   strip of a covered card shows all of them), a one-suit deck stacks it in the corner;
+// - a card whose name says more than its rank and suits ("the Forest") shows the name under the
+//   index, in a size that fits the card (measured, never cut off).
+//
+// A suit is styled by its name (class "suit-<name>", e.g. suit-moons) and, where the deck gives
+// one, its colour (class "colour-red"); suits are told apart by the shape of their symbol, and
+// the page's legend names each symbol. A game's page module may replace the face (setFace).
+
+const SVG = "http://www.w3.org/2000/svg";
+/** The card's drawing box: 100 wide, 140 high (a poker card's proportions, 5 : 7). */
+export const CARD_W = 100;
+export const CARD_H = 140;
+/** The font the faces are drawn in, also used to measure names so they fit. */
+const FONT = '"DejaVu Sans", "Noto Sans", Verdana, "Segoe UI", Roboto, Arial, sans-serif';
+const NAME_WIDTH = 86; // the width a name may take (the card less its margins)
+const NAME_SIZE = 12.5; // a name's size when it fits
 
 /** A CSS-safe lower-case word for a name ("Light Keeper" -> "light-keeper"). */
 export function slug(text) {
@@ -11,13 +33,64 @@ export function slug(text) {
     .replace(/^-|-$/g, "");
 }
 
+/** "1st", "2nd", "3rd", "11th", "22nd". */
+export function ordinal(n) {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th";
+  return `${n}${suffix}`;
+}
+
+function node(name, attributes = {}, text = null) {
+  const element = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value !== null && value !== undefined) element.setAttribute(key, String(value));
+  }
+  if (text !== null) element.textContent = text;
+  return element;
+}
+
+let measurer = null;
+/** The width of `text` in the faces' bold font at size 1 (canvas metrics, no layout needed). */
+function textWidth(text, weight = "bold") {
+  measurer = measurer || document.createElement("canvas").getContext("2d");
+  if (!measurer) return text.length * 0.62;
+  measurer.font = `${weight} 100px ${FONT}`;
+  return measurer.measureText(text).width / 100;
+}
+
+/** The size at which `text` fits `width` (at most `size`). */
+function fitSize(text, width, size, weight = "bold") {
+  const wide = textWidth(text, weight) * size;
+  return wide > width ? Math.floor((size * width * 100) / wide) / 100 : size;
+}
+
+// Pip positions of a one-suit numbered card (the classic layouts), x and y on the 100 x 140 box.
+const L = 34;
+const C = 50;
+const R = 66;
+const PIPS = {
+  1: [[C, 70]],
+  2: [[C, 30], [C, 110]],
+  3: [[C, 30], [C, 70], [C, 110]],
+  4: [[L, 30], [R, 30], [L, 110], [R, 110]],
+  5: [[L, 30], [R, 30], [C, 70], [L, 110], [R, 110]],
+  6: [[L, 30], [R, 30], [L, 70], [R, 70], [L, 110], [R, 110]],
+  7: [[L, 30], [R, 30], [C, 50], [L, 70], [R, 70], [L, 110], [R, 110]],
+  8: [[L, 30], [R, 30], [C, 50], [L, 70], [R, 70], [C, 90], [L, 110], [R, 110]],
+  9: [[L, 30], [R, 30], [L, 56.7], [R, 56.7], [C, 70], [L, 83.3], [R, 83.3], [L, 110], [R, 110]],
+  10: [[L, 30], [R, 30], [C, 43], [L, 56.7], [R, 56.7], [L, 83.3], [R, 83.3], [C, 97], [L, 110], [R, 110]],
+};
+
 export class CardTable {
   constructor(data) {
     this.deck = data?.deck || "";
     this.title = data?.title || "";
     this.suits = new Map((data?.suits || []).map((s) => [s.letter, s]));
     this.cards = new Map((data?.cards || []).map((c) => [c.code, c]));
+    // A deck whose cards bear several suits lays its corner index in a row.
+    this.rowIndex = [...this.cards.values()].some((c) => (c.suits || []).length > 1);
     this.customFace = null;
+    this.drawn = new Map(); // code -> a drawn face to clone (drawing is the costly part)
   }
 
   /** The table of deck `deck` (a game's deck_name); a table of bare codes if it cannot load. */
@@ -38,6 +111,7 @@ export class CardTable {
    *  the usual face. */
   setFace(fn) {
     this.customFace = typeof fn === "function" ? fn : null;
+    this.drawn.clear();
   }
 
   /** What the page knows of a code: names, rank, suits (a bare code if the table lacks it). */
@@ -67,67 +141,211 @@ export class CardTable {
     return this.suit(letter).symbol || letter;
   }
 
+  /** The deck's suits in its own order, for the legend: [{letter, name, symbol, colour}]. */
+  legend() {
+    return [...this.suits.values()];
+  }
+
   shortName(code) {
     return this.info(code).short_name;
   }
 
-  /** "the Lunatic, 6 of Moons and Waves", "the 10 of Hearts" (for screen readers, tooltips). */
+  /** Whether the card's name says more than its rank and suits ("the Forest" does; "the Ace of
+   *  Moons" and "the 10 of Hearts" do not): only then is the name printed on the face. */
+  hasOwnName(code) {
+    const card = this.info(code);
+    if (!card.rank) return Boolean(card.short_name) && card.short_name !== card.rank_char;
+    const suits = (card.suits || []).map((s) => this.suitName(s));
+    return !(suits.length === 1 && card.short_name === `${card.rank} of ${suits[0]}`);
+  }
+
+  /** "the Forest, 5, Moons and Leaves", "the 10 of Hearts", "the Excuse" (what screen readers
+   *  hear and tooltips show). */
   describe(code) {
     const card = this.info(code);
     const suits = (card.suits || []).map((s) => this.suitName(s));
     const list = suits.length > 1 ? `${suits.slice(0, -1).join(", ")} and ${suits.at(-1)}` : suits[0] || "";
     // A card whose name already says its rank and suit ("the 10 of Hearts") needs no more.
-    if (!card.rank || !list || card.name.includes(` of ${list}`)) return card.label || card.name;
-    return `${card.name}, ${card.rank} of ${list}`;
+    if (!card.rank || !list || !this.hasOwnName(code)) return card.name;
+    return `${card.name}, ${card.rank}, ${list}`;
   }
 
-  /** The card face: rank, suit symbols (coloured, each named in its tooltip), the short name. */
+  /** The card's face: an element with data-code holding its SVG, named for screen readers. */
   face(code) {
     const custom = this.customFace?.(code, this);
     if (custom) return custom;
+    let drawn = this.drawn.get(code);
+    if (!drawn) {
+      drawn = this.drawFace(code);
+      this.drawn.set(code, drawn);
+    }
+    return drawn.cloneNode(true);
+  }
+
+  drawFace(code) {
     const card = this.info(code);
     const face = document.createElement("span");
     face.className = "face";
     face.dataset.code = code;
     if (card.colour) face.classList.add(`colour-${slug(card.colour)}`);
-    const top = document.createElement("span");
-    top.className = "corner";
-    top.setAttribute("aria-hidden", "true");
-    const rank = document.createElement("span");
-    rank.className = "rank";
-    rank.textContent = card.rank_char;
-    top.append(rank);
-    for (const letter of card.suits || []) {
-      const info = this.suit(letter);
-      const suit = document.createElement("span");
-      suit.className = `suit suit-${slug(info.name)}`;
-      if (info.colour) suit.classList.add(`colour-${slug(info.colour)}`);
-      suit.title = info.name;
-      suit.textContent = info.symbol || letter;
-      top.append(suit);
+    face.title = this.describe(code);
+    const svg = node("svg", {
+      viewBox: `0 0 ${CARD_W} ${CARD_H}`,
+      class: "card-svg",
+      "font-family": FONT,
+      "aria-hidden": "true",
+      focusable: "false",
+    });
+    svg.append(node("rect", { class: "card-paper", x: 0.5, y: 0.5, width: 99, height: 139, rx: 7 }));
+    const named = this.hasOwnName(code);
+    const suits = card.suits || [];
+    const pips = suits.length === 1 && /^\d+$/.test(String(card.rank ?? "")) && PIPS[card.value];
+    // A rank said in words (Crown, Pawn, Queen) frames the middle, as a court card is framed.
+    const worded = card.rank && !/^\d+$/.test(String(card.rank)) && !(card.value === 1 && suits.length === 1);
+    if (worded) {
+      svg.append(node("rect", { class: "card-frame", x: 19, y: named ? 48 : 34, width: 62, height: named ? 66 : 72, rx: 4 }));
     }
-    const name = document.createElement("span");
-    name.className = "name";
-    name.setAttribute("aria-hidden", "true");
-    name.textContent = card.short_name;
+    const middle = node("g", { class: "card-middle" });
+    if (pips) {
+      for (const [x, y] of pips) middle.append(this.symbol(suits[0], x, y, 23, y > 70 && pips.length > 1));
+    } else if (suits.length) {
+      const top = named ? 58 : 46;
+      const bottom = worded ? (named ? 98 : 92) : 118;
+      const spots = this.spots(suits.length, top, bottom);
+      const size = suits.length === 1 ? (worded ? 34 : 50) : suits.length === 2 ? 30 : 24;
+      suits.forEach((letter, i) => middle.append(this.symbol(letter, spots[i][0], spots[i][1], size)));
+    } else {
+      middle.append(node("text", { class: "card-mark", x: 50, y: 92, "text-anchor": "middle", "font-size": 40 }, card.rank_char || "★"));
+    }
+    if (worded) {
+      const word = String(card.rank);
+      const y = named ? 110 : 102;
+      middle.append(node("text", { class: "card-word", x: 50, y, "text-anchor": "middle", "font-size": fitSize(word, 54, 11, "normal") }, word));
+    }
+    svg.append(middle);
+    svg.append(this.index(card, false));
+    svg.append(this.index(card, true));
+    if (named) {
+      const name = card.short_name;
+      const size = fitSize(name, NAME_WIDTH, NAME_SIZE);
+      const y = this.rowIndex ? 41 : 44;
+      svg.append(node("text", { class: "card-name", x: 7, y, "font-size": size, "font-weight": "bold" }, name));
+    }
+    // A second, simpler face for small cards (the stylesheet shows one of the two by width).
+    svg.append(this.miniFace(card));
     const spoken = document.createElement("span");
     spoken.className = "visually-hidden";
     spoken.textContent = this.describe(code);
-    face.append(top, name, spoken);
-    face.title = this.describe(code);
+    face.append(svg, spoken);
     return face;
   }
 
-  /** The back of a face-down card: a pattern, and words for screen readers. */
-  back() {
-    const back = document.createElement("span");
-    back.className = "face back";
-    back.dataset.back = "";
-    const spoken = document.createElement("span");
-    spoken.className = "visually-hidden";
-    spoken.textContent = "a face-down card";
-    back.append(spoken);
-    back.title = "A face-down card";
+  /** Centres for n symbols between y `top` and `bottom`: one in the middle, two aslant, three
+   *  as a triangle. */
+  spots(n, top, bottom) {
+    const mid = (top + bottom) / 2;
+    if (n === 1) return [[50, mid]];
+    if (n === 2) return [[35, top + (bottom - top) * 0.28], [65, top + (bottom - top) * 0.74]];
+    return [[50, top + (bottom - top) * 0.2], [31, top + (bottom - top) * 0.78], [69, top + (bottom - top) * 0.78]];
+  }
+
+  /** A suit's symbol centred on x, y (`size` high), styled by the suit's name and colour. */
+  symbol(letter, x, y, size, turned = false) {
+    const info = this.suit(letter);
+    const text = node(
+      "text",
+      {
+        class: this.suitClass(info, "pip"),
+        x,
+        y: y + size * 0.36,
+        "text-anchor": "middle",
+        "font-size": size,
+        transform: turned ? `rotate(180 ${x} ${y})` : null,
+      },
+      info.symbol || letter,
+    );
+    return text;
+  }
+
+  suitClass(info, kind) {
+    let name = `${kind} suit-${slug(info.name)}`;
+    if (info.colour) name += ` colour-${slug(info.colour)}`;
+    return name;
+  }
+
+  /** A corner index: the rank and the suit symbols, in a row (several-suit decks) or stacked. */
+  index(card, turned) {
+    const group = node("g", { class: turned ? "card-index turned" : "card-index" });
+    if (turned) group.setAttribute("transform", `rotate(180 ${CARD_W / 2} ${CARD_H / 2})`);
+    const rank = card.rank_char || "";
+    const suits = card.suits || [];
+    // Only the upright index carries the class "suit" (one per suit), as a count of suits.
+    const kind = turned ? "index-suit" : "suit index-suit";
+    if (this.rowIndex) {
+      const rankSize = 25;
+      const rankWide = rank ? textWidth(rank) * rankSize : 0;
+      group.append(node("text", { class: "rank", x: 7, y: 25, "font-size": rankSize, "font-weight": "bold" }, rank));
+      let x = 7 + rankWide + (rank ? 3 : 0);
+      const size = suits.length > 2 ? 15 : 17;
+      for (const letter of suits) {
+        const info = this.suit(letter);
+        const symbol = info.symbol || letter;
+        const wide = Math.max(textWidth(symbol, "normal") * size, size * 0.7);
+        group.append(node("text", { class: this.suitClass(info, kind), x: x + wide / 2, y: 24, "text-anchor": "middle", "font-size": size }, symbol));
+        x += wide + 1.5;
+      }
+    } else {
+      const rankSize = rank.length > 1 ? 18 : 22;
+      group.append(node("text", { class: "rank", x: 12, y: 23, "text-anchor": "middle", "font-size": rankSize, "font-weight": "bold", "letter-spacing": rank.length > 1 ? -2 : 0 }, rank));
+      suits.forEach((letter, i) => {
+        const info = this.suit(letter);
+        group.append(node("text", { class: this.suitClass(info, kind), x: 12, y: 41 + i * 16, "text-anchor": "middle", "font-size": 17 }, info.symbol || letter));
+      });
+    }
+    return group;
+  }
+
+  /** The face of a small card: the rank and the suit symbols large, nothing else. */
+  miniFace(card) {
+    const group = node("g", { class: "card-mini" });
+    const rank = card.rank_char || "";
+    group.append(node("text", { class: "rank", x: 50, y: 58, "text-anchor": "middle", "font-size": rank.length > 1 ? 50 : 58, "font-weight": "bold", "letter-spacing": rank.length > 1 ? -4 : 0 }, rank));
+    const suits = card.suits || [];
+    const size = suits.length > 2 ? 34 : suits.length === 2 ? 42 : 54;
+    const step = size * 0.95;
+    suits.forEach((letter, i) => {
+      const info = this.suit(letter);
+      const x = 50 + (i - (suits.length - 1) / 2) * step;
+      group.append(node("text", { class: this.suitClass(info, "mini-suit"), x, y: 120, "text-anchor": "middle", "font-size": size }, info.symbol || letter));
+    });
+    return group;
+  }
+
+  /** The back of a face-down card: a lattice in a frame, and words for screen readers. */
+  back(words = "a face-down card") {
+    if (!this.drawnBack) {
+      const back = document.createElement("span");
+      back.className = "face back";
+      back.dataset.back = "";
+      const svg = node("svg", { viewBox: `0 0 ${CARD_W} ${CARD_H}`, class: "card-svg", "aria-hidden": "true", focusable: "false" });
+      svg.append(node("rect", { class: "back-paper", x: 0.5, y: 0.5, width: 99, height: 139, rx: 7 }));
+      // A nested <svg> clips the lattice to the inner frame (no ids, so any number may show).
+      const inner = node("svg", { x: 8, y: 8, width: 84, height: 124, viewBox: "0 0 84 124" });
+      inner.append(node("rect", { class: "back-field", x: 0, y: 0, width: 84, height: 124 }));
+      const lines = [];
+      for (let d = -124; d <= 84; d += 12) lines.push(`M${d} 0L${d + 124} 124M${d + 124} 0L${d} 124`);
+      inner.append(node("path", { class: "back-lattice", d: lines.join("") }));
+      inner.append(node("rect", { class: "back-medallion", x: 27, y: 47, width: 30, height: 30, rx: 3, transform: "rotate(45 42 62)" }));
+      svg.append(inner);
+      svg.append(node("rect", { class: "back-frame", x: 8, y: 8, width: 84, height: 124, rx: 4 }));
+      const spoken = document.createElement("span");
+      spoken.className = "visually-hidden";
+      back.append(svg, spoken);
+      this.drawnBack = back;
+    }
+    const back = this.drawnBack.cloneNode(true);
+    back.lastChild.textContent = words;
+    back.title = words.charAt(0).toUpperCase() + words.slice(1);
     return back;
   }
 }

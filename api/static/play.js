@@ -7,7 +7,7 @@
 // wrote it. A game may add a page module (api/static/games/<name>.js) with its own layouts.
 
 import { ApiError, CheckClient, LiveFeed } from "./api.js";
-import { CardTable, slug } from "./cards.js";
+import { CardTable, ordinal, slug } from "./cards.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -106,6 +106,12 @@ async function start() {
   }
   page.role = token.startsWith("sc_play_") ? "player" : "spectator";
   page.client = new CheckClient(page.root, checkId, token);
+  // The decks' tables load while the view does (they are the same for every check and cached
+  // for a day), so the table is drawn as soon as the view arrives.
+  const decks = new Map();
+  for (const game of Object.values(page.games)) {
+    if (game?.deck && !decks.has(game.deck)) decks.set(game.deck, CardTable.load(page.root, game.deck));
+  }
   let view;
   try {
     view = await page.client.view();
@@ -113,13 +119,14 @@ async function start() {
     loadFailed(error);
     return;
   }
+  performance.mark("skillcheck:view"); // benchmarks/page_render.py measures from here
   if (!view.board || !Array.isArray(view.board.zones) || !Array.isArray(view.moves)) {
     fatal("This check cannot be shown here.", "The server sent no board for it; it may be older than this page.");
     return;
   }
   page.game = page.games[view.game] || { title: view.game, deck: null, module: null, deal_order: "" };
   const [cards, plugin] = await Promise.all([
-    CardTable.load(page.root, page.game.deck),
+    decks.get(page.game.deck) || CardTable.load(page.root, page.game.deck),
     loadPlugin(page.game.module),
   ]);
   page.cards = cards;
@@ -134,7 +141,12 @@ async function start() {
   $("game").hidden = false;
   $("main").setAttribute("aria-busy", "false");
   showRole();
+  $("footer").hidden = false;
   applyView(view);
+  performance.mark("skillcheck:drawn");
+  // The frame that shows the table: a task queued from the next animation frame runs after it
+  // is painted.
+  requestAnimationFrame(() => setTimeout(() => performance.mark("skillcheck:painted"), 0));
   if (isOver()) {
     $("live").textContent = MODE_WORDS.stopped;
     $("live").dataset.mode = "stopped";
@@ -298,14 +310,17 @@ function render() {
   $("status").dataset.status = view.status;
   $("moves-made").textContent = String(view.moves_made);
   $("version").textContent = String(view.version);
+  $("result-commitment").textContent = view.commitment || "";
   const limits = [];
   if (view.params?.move_limit) limits.push(`at most ${view.params.move_limit} moves`);
-  if (view.params?.undo === false) limits.push("no undo");
+  if (view.params?.undo === false || view.params?.undo === "off") limits.push("no undo");
   $("limits-fact").hidden = !limits.length;
   // The commitment proves the deal was fixed before play; when the GM chose it, say so.
   $("seed-fact").hidden = view.seed_chosen !== true;
   $("limits").textContent = limits.join(", ");
+  document.body.dataset.status = view.status;
   renderMeters(view.board.meters || []);
+  renderLegend();
   // Keep the keyboard focus on the same control across re-renders (and after a busy spell,
   // during which the disabled control lost it).
   const active = document.activeElement;
@@ -321,18 +336,24 @@ function render() {
   }
 }
 
+/** The board's meters: each one's label, a bar when it has a target, and its words. The first
+ *  is the goal's own measure and is drawn largest. */
 function renderMeters(meters) {
   const list = $("meters");
   list.hidden = !meters.length;
   list.replaceChildren(
-    ...meters.map((meter) => {
+    ...meters.map((meter, index) => {
       const item = document.createElement("li");
-      item.className = "meter";
+      item.className = index === 0 ? "meter main" : "meter";
       item.dataset.meter = meter.id;
       const label = document.createElement("span");
       label.className = "meter-label";
       label.textContent = meter.label;
       item.append(label);
+      const text = document.createElement("span");
+      text.className = "meter-text";
+      text.textContent = meter.text;
+      item.append(text);
       if (meter.target !== null && meter.target !== undefined && meter.target > 0) {
         const bar = document.createElement("progress");
         bar.max = meter.target;
@@ -341,10 +362,28 @@ function renderMeters(meters) {
         item.append(bar);
         item.classList.toggle("met", meter.value >= meter.target);
       }
-      const text = document.createElement("span");
-      text.className = "meter-text";
-      text.textContent = meter.text;
-      item.append(text);
+      return item;
+    }),
+  );
+}
+
+/** The deck's suits, symbol and name, always on show (touch screens show no tooltips). */
+function renderLegend() {
+  const legend = $("legend");
+  const suits = page.cards.legend();
+  legend.hidden = !suits.length;
+  if (legend.dataset.deck === page.cards.deck) return;
+  legend.dataset.deck = page.cards.deck;
+  legend.replaceChildren(
+    ...suits.map((suit) => {
+      const item = document.createElement("li");
+      const symbol = document.createElement("span");
+      symbol.className = `legend-symbol suit-${slug(suit.name)}` + (suit.colour ? ` colour-${slug(suit.colour)}` : "");
+      symbol.setAttribute("aria-hidden", "true");
+      symbol.textContent = suit.symbol || suit.letter;
+      const name = document.createElement("span");
+      name.textContent = suit.name;
+      item.append(symbol, name);
       return item;
     }),
   );
@@ -456,10 +495,13 @@ function marker(kind, text) {
   return span;
 }
 
-function staticCard(code) {
+/** A card that is not a control, named for screen readers (`words`, or the card's name). */
+function staticCard(code, words = null) {
   const div = document.createElement("div");
   div.className = code === null ? "card face-down" : "card";
-  div.append(code === null ? page.cards.back() : page.cards.face(code));
+  div.setAttribute("role", "img");
+  div.setAttribute("aria-label", words || cardWords(code));
+  div.append(code === null ? page.cards.back(words || undefined) : page.cards.face(code));
   return div;
 }
 
@@ -467,8 +509,29 @@ function cardWords(code) {
   return code === null ? "a face-down card" : page.cards.describe(code);
 }
 
+/** Where the card at `index` (0 = the covered end) of a zone's `shown` cards lies, in words:
+ *  "top of Tower 2", "3rd in the Deck", "2nd from the bottom of Column 1". */
+function placeWords(zone, index, shown) {
+  const top = index === shown - 1;
+  if (zone.layout === "slot") return zone.label;
+  if (zone.layout === "pile") {
+    const under = zone.count - 1;
+    return `top of ${zone.label}` + (under > 0 ? `, ${under} more under it` : "");
+  }
+  if (zone.layout === "stack") {
+    if (top) return `top of ${zone.label}`;
+    return `${ordinal(index + 1)} from the bottom of ${zone.label}`;
+  }
+  return `${ordinal(index + 1)} in ${zone.label}` + (top ? ", the last" : "");
+}
+
+/** "the Forest, 5, Moons and Leaves, top of Tower 2"; "a face-down card, 3rd in Column 1". */
+function cardInZoneWords(zone, code, index, shown) {
+  return `${cardWords(code)}, ${placeWords(zone, index, shown)}`;
+}
+
 /** The zone's exposed card as a button: it starts a move from the zone, or ends one there. */
-function cardButton(zone, code, ctx) {
+function cardButton(zone, code, ctx, words) {
   const button = document.createElement("button");
   button.type = "button";
   button.className = code === null ? "card card-button face-down" : "card card-button";
@@ -477,7 +540,7 @@ function cardButton(zone, code, ctx) {
   const chosen = ctx.selected === zone.id;
   button.setAttribute("aria-pressed", String(chosen));
   const from = ctx.sources.has(zone.id);
-  let words = `${cardWords(code)}, ${zone.label}`;
+  if (from) button.classList.add("can-move");
   if (chosen) words += ", selected";
   else if (ctx.targets.has(zone.id)) words += ": the selected card can go here";
   else if (!from) words += ", no legal move from here";
@@ -488,14 +551,12 @@ function cardButton(zone, code, ctx) {
   return button;
 }
 
-function exposed(zone, code, ctx) {
-  return ctx.playing ? cardButton(zone, code, ctx) : staticCard(code);
+function exposed(zone, code, ctx, words) {
+  return ctx.playing ? cardButton(zone, code, ctx, words) : staticCard(code, words);
 }
 
 function emptyPlace(zone, ctx) {
-  const empty = document.createElement("div");
-  empty.className = "empty-space";
-  empty.textContent = "empty";
+  const words = `${zone.label}, empty`;
   if (ctx.playing && zone.layout === "slot" && zone.accepts) {
     const button = document.createElement("button");
     button.type = "button";
@@ -504,9 +565,17 @@ function emptyPlace(zone, ctx) {
     button.dataset.key = `empty-${zone.id}`;
     button.disabled = page.busy;
     button.textContent = "empty";
-    button.setAttribute("aria-label", `${zone.label}, empty` + (ctx.targets.has(zone.id) ? ": the selected card can go here" : ""));
+    button.setAttribute("aria-label", words + (ctx.targets.has(zone.id) ? ": the selected card can go here" : ""));
     return button;
   }
+  const empty = document.createElement("div");
+  empty.className = "empty-space";
+  empty.setAttribute("role", "img");
+  empty.setAttribute("aria-label", words);
+  const text = document.createElement("span");
+  text.setAttribute("aria-hidden", "true");
+  text.textContent = "empty";
+  empty.append(text);
   return empty;
 }
 
@@ -525,7 +594,8 @@ function zoneCards(zone, ctx) {
     const entry = document.createElement("li");
     const top = index === shown.length - 1;
     entry.className = top ? "top" : "under";
-    entry.append(top ? exposed(zone, code, ctx) : staticCard(code));
+    const words = cardInZoneWords(zone, code, index, shown.length);
+    entry.append(top ? exposed(zone, code, ctx, words) : staticCard(code, words));
     list.append(entry);
   });
   if (!shown.length) {
@@ -534,6 +604,8 @@ function zoneCards(zone, ctx) {
     entry.append(emptyPlace(zone, ctx));
     list.append(entry);
   }
+  // A pile of several cards shows its thickness (drawn by the stylesheet).
+  if (zone.layout === "pile") list.dataset.depth = String(Math.min(3, Math.max(0, zone.count - 1)));
   list.setAttribute(
     "aria-label",
     `${zone.label}, ${zone.layout === "stack" ? "bottom to top" : "cards"}: ${zone.count} ${zone.count === 1 ? "card" : "cards"}`,
@@ -542,7 +614,7 @@ function zoneCards(zone, ctx) {
   return list;
 }
 
-function zoneHead(zone, ctx) {
+function zoneHead(zone, ctx, badge) {
   const target = ctx.targets.has(zone.id);
   const size = `${zone.count} ${zone.count === 1 ? "card" : "cards"}`;
   let head;
@@ -555,6 +627,7 @@ function zoneHead(zone, ctx) {
     head.setAttribute(
       "aria-label",
       `${zone.label}, ${size}` +
+        (badge ? `, ${badge}` : "") +
         (ctx.selected && ctx.selected !== zone.id ? (target ? ": the selected card can go here" : ": not a legal place") : ""),
     );
   } else {
@@ -565,18 +638,31 @@ function zoneHead(zone, ctx) {
   title.className = "zone-label";
   title.textContent = zone.label;
   head.append(title);
+  if (badge) {
+    const progress = document.createElement("span");
+    progress.className = "zone-progress";
+    progress.textContent = badge;
+    head.append(progress);
+  }
   if (target) head.append(marker("target", "▼ can go here"));
+  else if (ctx.sources.has(zone.id) && ctx.selected !== zone.id && !ctx.selected) head.append(marker("source", "can move"));
   return head;
 }
 
-/** Per-game marks (`extras`): true flags light the zone and show their name; words show as a
- *  note. ({"highlight": true} only lights it.) */
+// Extras the page itself understands (docs/play-page.md): a zone that counts towards the goal
+// (`lead`), the zone that won it (`won`), a light with no words (`highlight`), and words: the
+// zone's progress (`progress`, a badge on its head) or a note under it (`note`, `text`).
+const QUIET_FLAGS = new Set(["highlight", "lead", "won"]);
+
+/** Per-game marks (`extras`): true flags light the zone (and, but for the flags the page knows,
+ *  show their name); words show as a note or a progress badge; other values become
+ *  data-extra-* attributes. */
 function zoneExtras(zone, element) {
   const notes = [];
   for (const [key, value] of Object.entries(zone.extras || {})) {
     if (value === true) {
       element.classList.add("marked", `mark-${slug(key)}`);
-      if (key !== "highlight") notes.push(key.replace(/_/g, " "));
+      if (!QUIET_FLAGS.has(key)) notes.push(key.replace(/_/g, " "));
     } else if (typeof value === "string" || typeof value === "number") {
       element.dataset[`extra${slug(key).replace(/(^|-)(\w)/g, (_, __, c) => c.toUpperCase())}`] = String(value);
       if (key === "note" || key === "text") notes.push(String(value));
@@ -595,12 +681,16 @@ function renderZone(zone, ctx = context()) {
   element.dataset.zone = zone.id;
   element.dataset.layout = zone.layout;
   element.setAttribute("role", "group");
-  element.setAttribute("aria-label", zone.label);
+  const badge = typeof zone.extras?.progress === "string" ? zone.extras.progress : "";
+  const words = [zone.label, `${zone.count} ${zone.count === 1 ? "card" : "cards"}`];
+  if (badge) words.push(badge);
+  if (zone.extras?.won === true) words.push("the winning place");
+  element.setAttribute("aria-label", words.join(", "));
   element.classList.toggle("source", ctx.sources.has(zone.id));
   element.classList.toggle("selected", ctx.selected === zone.id);
   element.classList.toggle("target", ctx.targets.has(zone.id));
   element.classList.toggle("empty", !zone.count);
-  if (zone.layout !== "slot") element.append(zoneHead(zone, ctx));
+  if (zone.layout !== "slot") element.append(zoneHead(zone, ctx, badge));
   element.append(zoneCards(zone, ctx));
   if (zone.layout === "pile") {
     const count = document.createElement("p");
@@ -609,7 +699,7 @@ function renderZone(zone, ctx = context()) {
     // cards the zone counts but does not list were never seen (a deck, a stock); listed ones
     // under the top were seen (a waste)
     const unseen = zone.count - zone.cards.length;
-    count.textContent = !zone.count ? "" : unseen > 0 || zone.cards.at(-1) === null
+    count.textContent = under < 1 ? "" : unseen > 0 || zone.cards.at(-1) === null
       ? `${under} face down under it`
       : `${under} more under it`;
     element.append(count);
@@ -622,6 +712,7 @@ function renderZone(zone, ctx = context()) {
 function renderSelection() {
   const text = $("selection");
   text.replaceChildren();
+  text.hidden = !playing();
   if (!playing()) return;
   const from = [...sources()];
   if (!page.selected) {
@@ -673,6 +764,8 @@ function renderMoveList() {
   );
 }
 
+/** The controls while the player may act; none of them once the check is over (they are
+ *  removed, not greyed out: nothing on the page offers what can no longer be done). */
 function renderControls() {
   const view = page.view;
   const active = playing() && !page.busy;
@@ -682,14 +775,18 @@ function renderControls() {
   $("play").disabled = !active;
   $("undo").disabled = !active || !view.can_undo;
   $("concede").disabled = !active;
-  $("undo").hidden = view.params?.undo === false;
-  $("controls").classList.toggle("over", !playing());
+  $("undo").hidden = view.params?.undo === false || view.params?.undo === "off";
+  $("controls").hidden = !playing();
+  $("keyboard").hidden = !playing();
 }
 
 function renderResult() {
   const view = page.view;
   const result = $("result");
-  if (!isOver()) {
+  const over = isOver();
+  $("record-wait").hidden = over;
+  $("show-record").hidden = !over || !$("record").hidden;
+  if (!over) {
     result.hidden = true;
     return;
   }
@@ -711,7 +808,6 @@ function renderResult() {
     $("result-degree").textContent = view.degree === null || view.degree === undefined ? "none" : String(view.degree);
     $("result-reason").textContent = REASONS[outcome?.reason] || outcome?.reason || "";
   }
-  $("result-commitment").textContent = view.commitment;
 }
 
 function capitalise(text) {
@@ -914,6 +1010,16 @@ async function showRecord() {
   button.hidden = true;
 }
 
+/** The move box lives behind the "Keyboard" door: a letter or digit typed on the table (which
+ *  onKey sends to the box) opens the door first, so the box can take the focus. */
+function openKeyboardDoor(event) {
+  if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target;
+  if (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement) return;
+  if (!playing() || $("concede-dialog").open) return;
+  if (/^[a-z0-9]$/i.test(event.key) && event.key.toLowerCase() !== "u") $("keyboard").open = true;
+}
+
 // ---- wiring -------------------------------------------------------------------------------------
 
 function wire() {
@@ -946,4 +1052,5 @@ function wire() {
 }
 
 wire();
+document.addEventListener("keydown", openKeyboardDoor, true); // before onKey (capture)
 start().catch((error) => fatal("The page failed to start.", String(error), true));

@@ -107,6 +107,13 @@ def click_move(page: Any, view: dict[str, Any], code: str, frame: Any = None) ->
         target.click()
 
 
+def open_door(page: Any, door: str) -> None:
+    """Open one of the page's folded panels (``keyboard``: the move box and every legal move;
+    ``verify``: versions, the commitment and the revealed record), if it is not open yet."""
+    if page.locator(f"#{door}").get_attribute("open") is None:
+        page.locator(f"#{door} > summary").click()
+
+
 def snap(target: Any, shots: Path, name: str) -> None:
     """A full-page screenshot of a page or frame, ``<shots>/<name>.png``, to look at."""
     target.screenshot(path=str(shots / f"{name}.png"), full_page=True)

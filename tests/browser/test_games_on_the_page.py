@@ -17,6 +17,7 @@ from browser_support import (
     Check,
     click_move,
     no_overlaps,
+    open_door,
     page_cards,
     shown_cards,
     snap,
@@ -110,6 +111,7 @@ def test_each_game_is_played_through_the_page(
     won = check.view()
     assert won["status"] == "won"
     expect(page.locator("#result-title")).to_have_text(f"✔ Check won: {won['tier_text'].lower()}")
+    open_door(page, "verify")
     page.click("#show-record")
     expect(page.locator("#record")).to_be_visible()
     shown = page.eval_on_selector_all("#record-deal .face", "fs => fs.map(f => f.dataset.code)")

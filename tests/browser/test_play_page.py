@@ -20,6 +20,7 @@ from browser_support import (
     Check,
     click_move,
     no_overlaps,
+    open_door,
     page_cards,
     shown_cards,
     snap,
@@ -202,6 +203,7 @@ def test_illegal_attempt_is_refused_and_changes_nothing(
     expect(refusal).to_contain_text(f"cannot go to Tower {number}")
     assert posts == []
     # Typed, the same move reaches the server, which refuses it with the rule it breaks.
+    open_door(page, "keyboard")
     page.fill("#move-input", f"d{number}")
     page.press("#move-input", "Enter")
     expect(refusal).to_contain_text("Illegal move")
@@ -220,6 +222,7 @@ def test_undo_and_keyboard_play(page: Page, server: str, new_check: NewCheck) ->
     check = new_check(seed=21, params={**PARAMS, "undo": "full"})  # deck moves too
     open_page(page, server, check)
     expect(page.locator("#undo")).to_be_disabled()
+    open_door(page, "keyboard")
     page.fill("#move-input", "d3")
     page.press("#move-input", "Enter")
     wait_version(page, 1)
@@ -268,7 +271,9 @@ def test_concede_asks_in_a_dialog(page: Page, server: str, new_check: NewCheck) 
     expect(page.locator("#result-title")).to_have_text("✘ Check lost: critical failure")
     expect(page.locator("#result-degree")).to_contain_text(str(view["degree"]))
     expect(page.locator(f"{DECK}.card-button")).to_have_count(0)
-    expect(page.locator("#play")).to_be_disabled()
+    # The controls that no longer apply are gone, not greyed out.
+    for control in ("#play", "#undo", "#concede", "#move-input", "#keyboard"):
+        expect(page.locator(control)).to_be_hidden()
 
 
 def test_version_conflict_reloads_the_view(page: Page, server: str, new_check: NewCheck) -> None:
@@ -359,7 +364,9 @@ def test_whole_game_by_clicking_without_showing_hidden_cards(
     answers = "\n".join(text for url, text in bodies if "/v1/checks/" in url)
     assert '"towers"' in answers and '"events"' in answers
     assert '"seed"' not in answers and '"deal"' not in answers and '"salt"' not in answers
-    # After the end the record is one click away, with its deal and commitment.
+    # After the end the record is one click away (behind "Verify this deal"), with its deal
+    # and commitment.
+    open_door(page, "verify")
     page.click("#show-record")
     expect(page.locator("#record")).to_be_visible()
     expect(page.locator("#record-seed")).to_have_text(str(seed))

@@ -170,15 +170,17 @@ def tower_height(columns: Columns, cards: int) -> int:
     """How many cards lie in sequence at the covered end of a column, from the highest rank
     down: the goal is reached when it is ``cards``."""
     values = sorted((c.value for column in columns for c in column), reverse=True)
-    best = 0
-    for column in columns:
-        height = 0
-        for card, wanted in zip(column, values, strict=False):
-            if card.value != wanted:
-                break
-            height += 1
-        best = max(best, height)
-    return min(best, cards)
+    return min(max((_sequence(column, values) for column in columns), default=0), cards)
+
+
+def _sequence(column: tuple[PlayingCard, ...], values: Sequence[int]) -> int:
+    """How many cards at the covered end of ``column`` follow ``values`` (highest first)."""
+    height = 0
+    for card, wanted in zip(column, values, strict=False):
+        if card.value != wanted:
+            break
+        height += 1
+    return height
 
 
 def _is_won(columns: Columns) -> bool:
@@ -329,9 +331,16 @@ class Hanoy(Game[HanoyMove]):
 
     def board(self, observation: HanoyObservation) -> Board:
         columns = observation.columns
+        # The column the tower grows in (the first with the longest sequence at its covered
+        # end) carries its progress, and is the winning one at a win (docs/play-page.md).
+        values = sorted((c.value for column in columns for c in column), reverse=True)
+        heights = [_sequence(column, values) for column in columns]
+        best = min(max(heights, default=0), self.cards)
+        lead = heights.index(max(heights)) if best else None
         zones = tuple(
             Zone(f"c{number}", f"Column {number}", "stack", tuple(c.code for c in column),
-                 len(column))
+                 len(column), extras=self._column_marks(observation, best) if number - 1 == lead
+                 else {})
             for number, column in enumerate(columns, 1)
         )  # fmt: skip
         made = observation.moves_made
@@ -351,6 +360,12 @@ class Hanoy(Game[HanoyMove]):
                       f"{self.skill} (skill)")
             )  # fmt: skip
         return Board(zones, tuple(meters), goal=self.goal_text())
+
+    def _column_marks(self, observation: HanoyObservation, height: int) -> dict[str, Any]:
+        marks: dict[str, Any] = {"lead": True, "progress": f"{height} of {self.cards}"}
+        if observation.status is Status.WON:
+            marks["won"] = True
+        return marks
 
     def move_view(self, observation: HanoyObservation, move: HanoyMove) -> MoveView:
         columns = observation.columns

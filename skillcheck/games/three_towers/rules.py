@@ -541,12 +541,15 @@ class ThreeTowers(Game[TowerMove]):
                 observation.cards_left, accepts=False,
             )
         ]  # fmt: skip
+        won = observation.status is Status.WON
         for number, tower in enumerate(observation.towers, 1):
             pure = suit is not None and bool(tower) and _is_pure(tower, suit)
+            extras: dict[str, Any] = {"pure": pure} if suit is not None else {}
+            extras.update(self._tower_marks(observation, number, won))
             zones.append(
                 Zone(
                     f"t{number}", f"Tower {number}", "stack", tuple(c.code for c in tower),
-                    len(tower), extras={"pure": pure} if suit is not None else {},
+                    len(tower), extras=extras,
                 )
             )  # fmt: skip
         meters = [
@@ -564,6 +567,39 @@ class ThreeTowers(Game[TowerMove]):
             full = sum(1 for t in observation.towers if len(t) == self.level - 1)
             meters.insert(0, Meter("towers", "Full towers", full, 3, f"{full} of 3"))
         return Board(tuple(zones), tuple(meters), goal=self.goal_text())
+
+    def _tower_marks(
+        self, observation: ThreeTowersObservation, number: int, won: bool
+    ) -> dict[str, Any]:
+        """The board's marks of tower ``number`` (docs/play-page.md, extras): in a quota check
+        the tower that counts (the first of the tallest towers all of the suit) is ``lead``
+        with its ``progress`` ("3 of 4"), and ``won`` once it reaches the quota; otherwise each
+        tower's height against a full one, and the full towers ``won`` at a win."""
+        towers = observation.towers
+        tower = towers[number - 1]
+        variant = self.variant
+        if isinstance(variant, Quota):
+            height = _pure_height(towers, variant.suit)
+            counting = next(
+                (i for i, t in enumerate(towers, 1) if t and len(t) == height
+                 and _is_pure(t, variant.suit)),
+                None,
+            )  # fmt: skip
+            if counting != number:
+                return {}
+            marks: dict[str, Any] = {
+                "lead": True, "progress": f"{min(height, variant.quota)} of {variant.quota}",
+            }  # fmt: skip
+            if won:
+                marks["won"] = True
+            return marks
+        if not tower:
+            return {}
+        full = self.level - 1
+        marks = {"progress": f"{len(tower)} of {full}"}
+        if won and len(tower) == full:
+            marks["won"] = True
+        return marks
 
     def move_view(self, observation: ThreeTowersObservation, move: TowerMove) -> MoveView:
         towers = observation.towers

@@ -561,9 +561,11 @@ class Tripeaks(Game[TripeaksMove]):
                      x=x, y=y, extras=extras)
             )  # fmt: skip
         zones.append(Zone("stock", "Stock", "pile", (), observation.stock, accepts=False))
+        # At a win the waste, which holds every card played, is the winning pile.
+        won = {"won": True} if observation.status is Status.WON else {}
         zones.append(
             Zone("waste", "Waste", "pile", tuple(c.code for c in observation.waste),
-                 len(observation.waste))
+                 len(observation.waste), extras=won)
         )  # fmt: skip
         removed = POSITIONS - observation.left
         goal_peaks = self.peaks if self.target is None else 3
