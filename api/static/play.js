@@ -70,6 +70,7 @@ function tokenFromFragment() {
 }
 
 function fatal(title, detail, retry = false) {
+  $("header").hidden = false;
   $("loading").hidden = true;
   $("game").hidden = true;
   $("fatal-title").textContent = title;
@@ -141,6 +142,8 @@ async function start() {
   $("game").hidden = false;
   $("main").setAttribute("aria-busy", "false");
   showRole();
+  // The header and footer appear with the table, in the same frame: nothing on screen moves.
+  $("header").hidden = false;
   $("footer").hidden = false;
   applyView(view);
   performance.mark("skillcheck:drawn");

@@ -1,0 +1,170 @@
+"""First render of the player's page in Chromium: how long from the view's arrival to a drawn
+and painted table, and how much the layout shifts (issue 12: under 100 ms, no layout shift).
+
+    python3 benchmarks/page_render.py                    # every game, laptop and phone, 20 loads
+    python3 benchmarks/page_render.py --loads 50 --throttle 4 --json out.json
+
+Loopback only. The real API runs in a subprocess (a fresh SQLite file, benchmarks/
+_api_harness.py); for each registered game a check is created (its first example's parameters,
+a fixed seed) and played a few moves in, then the player's page is loaded ``--loads`` times in
+Debian's Chromium (``SKILLCHECK_CHROMIUM``, default /usr/bin/chromium) at 1280 x 800 and at
+360 x 740 (a phone or a VTT's narrow frame), motion reduced. The page marks three moments
+(``performance.mark``, api/static/play.js): ``skillcheck:view`` when the check's view has been
+read, ``skillcheck:drawn`` when the table is in the DOM, ``skillcheck:painted`` in a task after
+the next animation frame (the table is on screen). Reported per game and viewport: p50, p90 and
+the worst of view -> drawn and view -> painted, navigation -> painted, and the cumulative layout
+shift (the Layout Instability API's entries without recent input, summed over the load).
+``--throttle N`` slows Chromium's CPU N times (DevTools' CPU throttling), as a slower phone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import httpx
+from _api_harness import GM_KEY, api_server, bearer, percentile, throwaway_database
+from rich.console import Console
+from rich.table import Table
+
+from skillcheck.engine import GAMES
+
+CHROMIUM = os.environ.get("SKILLCHECK_CHROMIUM", "/usr/bin/chromium")
+VIEWPORTS = {
+    "laptop": {"viewport": {"width": 1280, "height": 800}},
+    "phone": {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True},
+}
+SHIFTS = """
+window.__cls = 0;
+window.__moved = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    if (entry.hadRecentInput) continue;
+    window.__cls += entry.value;
+    for (const source of entry.sources || []) {
+      const node = source.node;
+      window.__moved.push(node ? node.id || String(node.className?.baseVal ?? node.className ?? "") || node.nodeName : "?");
+    }
+  }
+}).observe({ type: "layout-shift", buffered: true });
+"""
+MEASURE = """() => {
+  const at = (name) => performance.getEntriesByName(name)[0]?.startTime;
+  const view = at("skillcheck:view"), drawn = at("skillcheck:drawn"), painted = at("skillcheck:painted");
+  return { drawn: drawn - view, painted: painted - view, total: painted, cls: window.__cls,
+           moved: window.__moved };
+}"""
+
+
+def make_check(http: httpx.Client, name: str, moves: int) -> str:
+    """A check of ``name`` a few moves in; returns the player's link (path and fragment)."""
+    params = GAMES[name].examples()[0]
+    made = http.post(
+        "/v1/checks",
+        json={"game": name, "params": params, "seed": 4, "label": "Benchmark"},
+        headers=bearer(GM_KEY),
+    )
+    made.raise_for_status()
+    body = made.json()
+    token = body["player_token"]
+    view = body["view"]
+    for _ in range(moves):
+        if view["status"] != "in_progress" or not view["moves"]:
+            break
+        moved = http.post(
+            f"/v1/checks/{body['check_id']}/moves",
+            json={"move": view["moves"][0]["code"]},
+            headers=bearer(token),
+        )
+        moved.raise_for_status()
+        view = moved.json()
+    return f"/play/{body['check_id']}#token={token}"
+
+
+def measure(browser: Any, url: str, size: str, loads: int, throttle: float) -> list[dict[str, float]]:
+    context = browser.new_context(**VIEWPORTS[size], reduced_motion="reduce")
+    context.add_init_script(SHIFTS)
+    results = []
+    try:
+        for _ in range(loads):
+            page = context.new_page()
+            if throttle > 1:
+                cdp = context.new_cdp_session(page)
+                cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+            page.goto(url)
+            # (polled from here: the page's policy forbids the eval a waiting predicate needs)
+            while not page.evaluate("() => performance.getEntriesByName('skillcheck:painted').length"):
+                page.wait_for_timeout(10)
+            page.wait_for_timeout(100)  # shifts after the first paint count too
+            results.append(page.evaluate(MEASURE))
+            page.close()
+    finally:
+        context.close()
+    return results
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {
+        "p50": statistics.median(values),
+        "p90": percentile(values, 0.9),
+        "max": max(values),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--loads", type=int, default=20, help="page loads per game and viewport")
+    parser.add_argument("--moves", type=int, default=6, help="moves played before the loads")
+    parser.add_argument("--throttle", type=float, default=1, help="CPU slow-down factor")
+    parser.add_argument("--games", nargs="*", default=sorted(GAMES), help="games to load")
+    parser.add_argument("--json", type=Path, help="write the numbers here too")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    rows: list[dict[str, Any]] = []
+    with throwaway_database(None) as url, api_server(url) as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        with httpx.Client(base_url=server.base_url, timeout=30) as http:
+            for name in args.games:
+                link = server.base_url + make_check(http, name, args.moves)
+                for size in VIEWPORTS:
+                    found = measure(browser, link, size, args.loads, args.throttle)
+                    rows.append({
+                        "game": name, "viewport": size, "loads": len(found),
+                        "view_to_drawn_ms": summary([f["drawn"] for f in found]),
+                        "view_to_painted_ms": summary([f["painted"] for f in found]),
+                        "navigation_to_painted_ms": summary([f["total"] for f in found]),
+                        "cls_max": max(f["cls"] for f in found),
+                        "shifted": sorted({m for f in found for m in f["moved"]}),
+                    })  # fmt: skip
+        browser.close()
+    table = Table(title=f"First render of the player's page (CPU throttle {args.throttle:g}x)")
+    for column in ("game", "viewport", "view→drawn p50/p90/max ms", "view→painted p50/p90/max ms",
+                   "navigation→painted p50 ms", "CLS max"):  # fmt: skip
+        table.add_column(column)
+    for row in rows:
+        def three(key: str) -> str:
+            s = row[key]
+            return f"{s['p50']:.1f} / {s['p90']:.1f} / {s['max']:.1f}"
+
+        table.add_row(
+            row["game"], row["viewport"], three("view_to_drawn_ms"), three("view_to_painted_ms"),
+            f"{row['navigation_to_painted_ms']['p50']:.0f}", f"{row['cls_max']:.4f}",
+        )  # fmt: skip
+    Console().print(table)
+    for row in rows:
+        if row["shifted"]:
+            print(f"{row['game']} {row['viewport']}: shifted {', '.join(row['shifted'])}")
+    if args.json:
+        args.json.write_text(json.dumps({"throttle": args.throttle, "rows": rows}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,237 @@
+"""The player's table in real Chromium: every card of every deck drawn whole (names fit, nothing
+outside the card, no ellipsis), words for every card and zone, the suit legend, plain words
+on the page (the jargon behind "Verify this deal"), the end without controls and with the
+winning place lit, and no layout shift while the page loads and the player plays."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from browser_support import Check, click_move, open_door
+from playwright.sync_api import Page, expect
+
+from skillcheck.cards import DECKS
+from skillcheck.engine import GAMES
+
+expect.set_options(timeout=8000)
+
+NewCheck = Callable[..., Check]
+QUOTA = {"level": 6, "variant": {"kind": "quota", "suit": "knots", "skill": 3, "quota": 2}}
+
+#: Records every layout shift (docs/performance.md); injected before the page's own scripts.
+SHIFTS = """
+window.__shifts = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    window.__shifts.push({
+      value: entry.value, recent: entry.hadRecentInput,
+      sources: (entry.sources || []).map((s) => s.node ? (s.node.id || s.node.className ||
+        s.node.nodeName) : "?"),
+    });
+  }
+}).observe({ type: "layout-shift", buffered: true });
+"""
+
+
+def describe(deck: str, code: str) -> str:
+    """What the page should say of a card (cards.js, describe)."""
+    table = DECKS[deck].table()
+    card = next(c for c in table["cards"] if c["code"] == code)
+    suits = {s["letter"]: s["name"] for s in table["suits"]}
+    names = [suits[s] for s in card["suits"]]
+    listed = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else "".join(names)
+    plain = len(names) == 1 and card["short_name"] == f"{card['rank']} of {names[0]}"
+    if not card["rank"] or not names or plain:
+        return str(card["name"])
+    return f"{card['name']}, {card['rank']}, {listed}"
+
+
+@pytest.mark.parametrize("deck", sorted(DECKS))
+@pytest.mark.parametrize("width", [112, 66])
+def test_every_card_is_drawn_whole(page: Page, server: str, deck: str, width: int) -> None:
+    """Each card of the deck, drawn by the page's own cards.js at a laptop's and a phone's card
+    width: every text (index, pips, name) lies inside the card, the name is printed in full
+    and nothing is cut with an ellipsis."""
+    page.goto(f"{server}/play/none")
+    script = page.get_attribute("script[type=module]", "src")
+    assert script is not None
+    found = page.evaluate(
+        """async ([url, deck, width]) => {
+            const { CardTable } = await import(url.replace('play.js', 'cards.js'));
+            const cards = await CardTable.load('', deck);
+            const shelf = document.createElement('div');
+            shelf.style.cssText = 'display:flex;flex-wrap:wrap;gap:4px';
+            document.body.replaceChildren(shelf);
+            for (const code of cards.cards.keys()) {
+              const card = document.createElement('div');
+              card.className = 'card';
+              card.style.width = width + 'px';
+              card.append(cards.face(code));
+              shelf.append(card);
+            }
+            const out = [];
+            for (const card of shelf.children) {
+              const face = card.firstChild;
+              const svg = face.querySelector('svg');
+              const box = svg.getBoundingClientRect();
+              const texts = [...svg.querySelectorAll('text')]
+                .filter((t) => t.getClientRects().length && getComputedStyle(t).display !== 'none')
+                .map((t) => { const r = t.getBoundingClientRect();
+                  return { cls: t.getAttribute('class'), text: t.textContent,
+                           out: r.left < box.left - 0.5 || r.right > box.right + 0.5 ||
+                                r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5 }; });
+              out.push({ code: face.dataset.code, texts,
+                         name: svg.querySelector('.card-name')?.textContent ?? null,
+                         ellipsis: getComputedStyle(card).textOverflow });
+            }
+            return out;
+        }""",
+        [script, deck, width],
+    )
+    table = DECKS[deck].table()
+    assert [f["code"] for f in found] == [c["code"] for c in table["cards"]]
+    small = width < 60
+    for face, card in zip(found, table["cards"], strict=True):
+        outside = [t for t in face["texts"] if t["out"]]
+        assert not outside, f"{card['code']} at {width}px: {outside} lies outside the card"
+        assert face["ellipsis"] != "ellipsis"
+        assert all("…" not in t["text"] for t in face["texts"])
+        if not small and face["name"] is not None:
+            assert face["name"] == card["short_name"], f"{card['code']}: the whole name"
+    if deck == "decktet":  # cards with names of their own show them ("the Chance Meeting")
+        named = {f["code"]: f["name"] for f in found}
+        assert named["7ML"] == "Chance Meeting" and named["PSWK"] == "Light Keeper"
+        assert named["AM"] is None  # the Ace of Moons is said by its index alone
+
+
+def test_every_card_and_zone_says_what_it_is(page: Page, server: str, new_check: NewCheck) -> None:
+    check = new_check(seed=11, label="Mira")
+    for code in ("d1", "d2", "d3"):
+        check.move(code)
+    view = check.view()
+    page.goto(check.url(server))
+    expect(page.locator("#game")).to_be_visible()
+    for zone in view["board"]["zones"]:
+        element = page.locator(f".zone[data-zone='{zone['id']}']")
+        label = element.get_attribute("aria-label") or ""
+        assert label.startswith(f"{zone['label']}, {zone['count']} card"), label
+        cards = element.locator(".cards > li > .card")
+        shown = zone["cards"][-1:] if zone["layout"] == "pile" else zone["cards"]
+        assert cards.count() == max(1, len(shown)) if zone["count"] else cards.count() == 0
+        for index, code in enumerate(shown):
+            words = cards.nth(index).get_attribute("aria-label") or ""
+            top = index == len(shown) - 1
+            nth = f"{index + 1}{ {0: 'st', 1: 'nd', 2: 'rd'}.get(index, 'th') }"
+            where = f"top of {zone['label']}" if top else f"{nth} from the bottom of "
+            where += "" if top else zone["label"]
+            assert words.startswith(f"{describe('decktet', code)}, {where}"), words
+    # e.g. "the Forest, 5, Moons and Leaves, top of Tower 2"
+    assert re.fullmatch(r"the [A-Z][a-z ]+, \d, \w+ and \w+", describe("decktet", "5ML"))
+    # The legend names every suit of the deck by its symbol, always on show.
+    legend = page.locator("#legend li")
+    suits = DECKS["decktet"].table()["suits"]
+    expect(legend).to_have_count(len(suits))
+    for item, suit in zip(legend.all(), suits, strict=True):
+        expect(item).to_have_text(f"{suit['symbol']}{suit['name']}")
+        expect(item).to_be_visible()
+
+
+def test_face_down_cards_say_where_they_lie(page: Page, server: str, new_check: NewCheck) -> None:
+    check = new_check(seed=1, params={}, game="tripeaks")
+    page.goto(check.url(server))
+    expect(page.locator("#game")).to_be_visible()
+    view = check.view()
+    stock = next(z for z in view["board"]["zones"] if z["id"] == "stock")
+    expect(page.locator(".zone[data-zone='stock'] .card")).to_have_attribute(
+        "aria-label", re.compile(rf"^a face-down card, top of Stock, {stock['count'] - 1} more")
+    )
+    hidden = next(z for z in view["board"]["zones"] if z["cards"] == [None])
+    expect(page.locator(f".zone[data-zone='{hidden['id']}'] .card")).to_have_attribute(
+        "aria-label", re.compile(rf"^a face-down card, {re.escape(hidden['label'])}")
+    )
+
+
+def test_plain_words_until_the_verify_door(page: Page, server: str, new_check: NewCheck) -> None:
+    """No version, move code, commitment or seed on the page until "Verify this deal" is
+    opened, where each is explained; the end removes the controls and lights the winning
+    tower."""
+    check = new_check(seed=3, params=QUOTA, label="Mira")
+    page.goto(check.url(server))
+    expect(page.locator("#game")).to_be_visible()
+    line = _line(QUOTA, 3)
+    click_move(page, check.view(), line[0])
+    expect(page.locator("#version")).to_have_text("1")
+    seen = page.locator("body").inner_text()
+    assert check.commitment not in seen and check.commitment[:12] not in seen
+    assert "Version" not in seen and "version" not in seen
+    assert not re.search(r"\bcommitment\b", seen, re.IGNORECASE)
+    # (codes of digits alone cannot be told from the counts on the page)
+    codes = {m["code"] for m in check.view()["moves"] if re.search("[a-z]", m["code"])}
+    assert codes
+    shown = [c for c in codes if re.search(rf"(?<!\w){re.escape(c)}(?!\w)", seen)]
+    assert not shown, (shown, seen)
+    open_door(page, "verify")
+    expect(page.locator("#verify")).to_contain_text("A fingerprint of the shuffled deck")
+    expect(page.locator("#result-commitment")).to_be_visible()
+    expect(page.locator("#result-commitment")).to_have_text(check.commitment)
+    expect(page.locator("#version")).to_be_visible()
+    # Won: the tower that reached the quota is lit and says so; no control is left.
+    for code in line[1:]:
+        check.move(code)
+    final = check.view()
+    assert final["status"] == "won"
+    expect(page.locator("#result")).to_be_visible()
+    winner = next(z for z in final["board"]["zones"] if z["extras"].get("won"))
+    zone = page.locator(f".zone[data-zone='{winner['id']}']")
+    expect(zone).to_have_class(re.compile(r"\bmark-won\b"))
+    expect(zone.locator(".zone-progress")).to_have_text("2 of 2")
+    expect(zone).to_have_attribute("aria-label", re.compile("the winning place"))
+    for control in ("#controls", "#keyboard", "#selection", "#undo", "#concede", "#move-input"):
+        expect(page.locator(control)).to_be_hidden()
+    expect(page.locator("#board button")).to_have_count(0)
+
+
+def _line(params: dict[str, Any], seed: int) -> list[str]:
+    from skillcheck.serialization import game_from_params
+
+    game = game_from_params("three-towers", params)
+    solver = game.solver()
+    assert solver is not None
+    first = game.new_state(seed)
+    solution = solver.solve(first, max_states=50_000, max_seconds=5)
+    assert solution.result == "win"
+    return [m.code for m in solution.moves]
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_no_layout_shift_while_loading_and_playing(
+    browser: Any, server: str, new_check: NewCheck, name: str
+) -> None:
+    """Cumulative layout shift 0 from the first paint to a drawn table, and through the
+    player's moves (shifts right after the player's own input do not count, as the Layout
+    Instability API defines)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, reduced_motion="reduce")
+    try:
+        context.add_init_script(SHIFTS)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        check = new_check(seed=4, params=GAMES[name].examples()[0], game=name)
+        page.goto(check.url(server))
+        expect(page.locator("#game")).to_be_visible()
+        expect(page.locator("#live")).to_have_attribute("data-mode", "stream")
+        for played in (1, 2):
+            view = check.view()
+            click_move(page, view, view["moves"][0]["code"])
+            expect(page.locator("#version")).to_have_text(str(played))
+        page.wait_for_timeout(200)
+        shifts = page.evaluate("window.__shifts")
+        counted = [s for s in shifts if not s["recent"]]
+        assert sum(s["value"] for s in counted) == 0, counted
+        assert not errors, errors
+    finally:
+        context.close()
