@@ -396,6 +396,10 @@ class GameDetail(TypedDict):
     schema: dict[str, Any]
     examples: list[GameExample]
     methods: list[str]
+    #: The player profiles (``careful``, ``casual``, ``ceiling``) the game has, each with the
+    #: method that plays it; ``bot=`` the careful one asks ``GET /v1/odds`` for that player
+    #: (GM key, at most 10 deals a cell: it takes seconds a deal).
+    profiles: dict[str, str]
 
 
 # ---- odds ----------------------------------------------------------------------------------------

@@ -75,6 +75,7 @@ from api.webhooks import (
 )
 from skillcheck.engine import GAMES, Game, ParameterSpec, game_class
 from skillcheck.errors import SkillcheckError
+from skillcheck.profiles import profile_methods
 from skillcheck.rng import MAX_SEED
 from skillcheck.schema import check_params, parameter_schema
 from skillcheck.serialization import game_from_params
@@ -432,6 +433,7 @@ def _detail(name: str, cls: type[Game[Any]]) -> GameDetail:
         "schema": parameter_schema(cls),
         "examples": examples,
         "methods": list(api_methods(default)),
+        "profiles": profile_methods(default),
     }
 
 

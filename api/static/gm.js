@@ -24,6 +24,9 @@ const state = {
   cursor: null,
   feed: null,
   odds: null, // the AbortController of the odds being fetched
+  oddsQuery: null, // the query of the odds shown (URLSearchParams)
+  lastOdds: null, // the odds answer shown
+  careful: null, // the AbortController of the careful player's odds being computed
   announced: new Set(), // checks whose end was announced
 };
 
@@ -386,22 +389,29 @@ function oddsProgress(text, fraction) {
 }
 
 async function showOdds() {
+  const read = readParams();
+  const query = read.error ? null : new URLSearchParams({ game: state.game, ...read.flat });
+  // a change event that changed nothing (leaving a field) keeps what is shown or running
+  if (query && state.lastOdds && query.toString() === state.oddsQuery?.toString()) return;
   state.odds?.abort();
+  state.careful?.abort();
   const controller = new AbortController();
   state.odds = controller;
-  const read = readParams();
+  state.lastOdds = null;
   const words = $("odds-words");
+  $("careful-line").hidden = true;
   if (read.error) {
     words.textContent = read.error;
     return;
   }
-  const query = new URLSearchParams({ game: state.game, ...read.flat });
+  state.oddsQuery = query;
   words.textContent = "Working out the odds…";
   $("odds").setAttribute("aria-busy", "true");
   try {
     const table = await computed(`/v1/odds?${query}`, controller.signal, oddsProgress);
     if (controller.signal.aborted) return;
     renderOdds(table);
+    offerCareful(table);
   } catch (error) {
     if (error.name === "AbortError" || controller.signal.aborted) return;
     words.textContent = `No odds for these choices: ${problemText(error)}`;
@@ -480,6 +490,54 @@ function renderOdds(table) {
   }
   $("odds-method").textContent =
     "Each row is the share of test deals won, with the range it very likely lies in (95 %).";
+}
+
+/** The careful player's method for this game when the answer lacks it (null otherwise). */
+function missingCareful(table) {
+  const method = state.details.get(state.game)?.profiles?.careful;
+  if (!method) return null;
+  const cells = Array.isArray(table?.cells) ? table.cells : [];
+  const has = cells.some((c) => (c.profiles || []).some((p) => p.profile === "careful"));
+  return has ? null : method;
+}
+
+function offerCareful(table) {
+  state.lastOdds = table;
+  $("careful-line").hidden = !missingCareful(table);
+}
+
+/** Asks the server to play the careful player (GM key; a few minutes), then adds its row. */
+async function runCareful() {
+  const table = state.lastOdds;
+  const method = missingCareful(table);
+  if (!method || !state.oddsQuery) return;
+  const controller = new AbortController();
+  state.careful = controller;
+  const query = new URLSearchParams(state.oddsQuery);
+  query.append("bot", method);
+  const button = $("careful-run");
+  button.disabled = true;
+  $("odds").setAttribute("aria-busy", "true");
+  try {
+    const careful = await computed(`/v1/odds?${query}`, controller.signal, oddsProgress);
+    if (controller.signal.aborted || state.lastOdds !== table) return;
+    const profiles = careful.cells?.[0]?.profiles?.filter((p) => p.profile === "careful") || [];
+    const merged = structuredClone(table);
+    for (const cell of merged.cells || []) {
+      if (Array.isArray(cell.profiles)) cell.profiles = [...profiles, ...cell.profiles];
+    }
+    renderOdds(merged);
+    const row = profiles[0];
+    if (row) announce(`A careful player: ${percent(row.rate)} (${row.words}).`);
+    offerCareful(merged);
+  } catch (error) {
+    if (error.name === "AbortError" || controller.signal.aborted) return;
+    $("odds-words").textContent = `No odds for a careful player: ${problemText(error)}`;
+  } finally {
+    button.disabled = false;
+    $("odds").removeAttribute("aria-busy");
+    $("odds-progress-line").hidden = true;
+  }
 }
 
 async function probeCalibrate(name) {
@@ -1076,6 +1134,7 @@ function main() {
   $("param-fields").addEventListener("change", scheduleOdds);
   $("create-form").addEventListener("submit", createCheck);
   $("calibrate-run").addEventListener("click", calibrate);
+  $("careful-run").addEventListener("click", runCareful);
   let filterTimer = null;
   const refilter = () => {
     clearTimeout(filterTimer);
