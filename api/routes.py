@@ -571,7 +571,9 @@ class ChecksController(Controller):
             return rt.store.changed_since(gm, when)
 
         return ServerSentEvent(
-            summary_stream(rt.channels, gm, read, since),
+            summary_stream(
+                rt.channels, gm, read, since, max_seconds=float(rt.settings.stream_seconds)
+            ),
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
 
@@ -827,7 +829,14 @@ class ChecksController(Controller):
 
         release = rt.streams.claim(check_id, client)
         stream = _holding(
-            event_stream(rt.channels, read, check_id, start, still_allowed=still_allowed),
+            event_stream(
+                rt.channels,
+                read,
+                check_id,
+                start,
+                still_allowed=still_allowed,
+                max_seconds=float(rt.settings.stream_seconds),
+            ),
             release,
         )
         weakref.finalize(stream, release)  # a stream never started still gives its slot back
