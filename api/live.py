@@ -207,10 +207,7 @@ def _message(event: dict[str, Any]) -> ServerSentEventMessage:
     )
 
 
-
-async def _until(
-    incoming: Any, keepalive: float, max_seconds: float
-) -> AsyncIterator[Any | None]:
+async def _until(incoming: Any, keepalive: float, max_seconds: float) -> AsyncIterator[Any | None]:
     """The messages of a subscription's queue for at most ``max_seconds``; None each time
     ``keepalive`` seconds pass without one (the stream sends a comment then)."""
     deadline = asyncio.get_running_loop().time() + max_seconds
@@ -222,6 +219,7 @@ async def _until(
             yield await asyncio.wait_for(incoming.get(), min(keepalive, remaining))
         except TimeoutError:
             yield None
+
 
 async def event_stream(
     channels: ChannelsPlugin,

@@ -556,6 +556,7 @@ async function createCheck(event) {
   const character = $("character").value.trim();
   if (label) body.label = label;
   if (character) body.character = character;
+  if ($("allow-hints").checked) body.hints = true;
   const button = $("create-check");
   button.disabled = true;
   try {
@@ -579,7 +580,7 @@ async function createCheck(event) {
 
 function summaryOfView(view) {
   const keys = ["check_id", "game", "params", "label", "character", "status", "version",
-    "moves_made", "degree", "tier", "tier_text", "created_at", "updated_at"];
+    "moves_made", "degree", "tier", "tier_text", "created_at", "updated_at", "hints_used"];
   return Object.fromEntries(keys.map((k) => [k, view[k] ?? null]));
 }
 
@@ -805,7 +806,8 @@ function checkItem(summary) {
     if (s.character) title.append(el("span", { class: "character", text: ` · ${s.character}` }));
     status.textContent = STATUS_WORDS[s.status] || s.status;
     status.dataset.status = s.status;
-    moves.textContent = ` · ${s.moves_made} ${s.moves_made === 1 ? "move" : "moves"}`;
+    const hints = s.hints_used ? `, ${s.hints_used} ${s.hints_used === 1 ? "hint" : "hints"}` : "";
+    moves.textContent = ` · ${s.moves_made} ${s.moves_made === 1 ? "move" : "moves"}${hints}`;
     const words = resultWords(s);
     result.textContent = words ? ` · ${words}` : "";
     result.dataset.tier = s.tier || "";
