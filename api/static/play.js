@@ -764,8 +764,12 @@ async function act(doing, request) {
     // The live feed may have shown this version already (while the controls were busy).
     if (!applyView(view)) render();
     say(doing);
-    // After a move (or an undo), the keys act on the table again: `u` undoes, not types.
-    if (playing() && page.view.moves_made !== before.moves_made) focusBoard($("board"), before, page.view);
+    // After a move (or an undo) the keys act on the table again (`u` undoes, not types): a
+    // focus outside the table (the move box, a lost one) goes back to it.
+    const onTable = $("board").contains(document.activeElement) && document.activeElement !== $("board");
+    if (playing() && page.view.moves_made !== before.moves_made && !onTable) {
+      focusBoard($("board"), before, page.view);
+    }
   } catch (error) {
     page.busy = false;
     if (error instanceof ApiError && (error.status === 409 || error.status === 412)) {
