@@ -50,6 +50,26 @@ def winning_line(name: str, examples: list[dict[str, Any]]) -> Line:
     return best
 
 
+#: An init script that keeps every Animation the page starts (``window.animations``; an
+#: animation over when the test looks is still there to read), the length of each
+#: (``window.animated``) and every layout shift (``window.shifts``).
+RECORDER = """
+window.animations = [];
+window.animated = [];
+const animate = Element.prototype.animate;
+Element.prototype.animate = function (keyframes, options) {
+  const animation = animate.call(this, keyframes, options);
+  window.animations.push(animation);
+  window.animated.push(typeof options === "number" ? options : options?.duration);
+  return animation;
+};
+window.shifts = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) window.shifts.push(entry.value);
+}).observe({ type: "layout-shift", buffered: true });
+"""
+
+
 # Fixtures (a test module imports them by these names; pytest knows them by `name`).
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from browser_support import Check
 from motion_support import (
+    RECORDER,
     VIEWPORT,
     Console,
     card_point,
@@ -30,20 +31,6 @@ expect.set_options(timeout=8000)
 
 NewCheck = Callable[..., Check]
 
-#: Records every Element.animate call and every layout shift, from before the page's scripts.
-RECORDER = """
-window.animated = [];
-const animate = Element.prototype.animate;
-Element.prototype.animate = function (keyframes, options) {
-  window.animated.push(typeof options === "number" ? options : options?.duration);
-  return animate.call(this, keyframes, options);
-};
-window.shifts = [];
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) window.shifts.push(entry.value);
-}).observe({ type: "layout-shift", buffered: true });
-"""
-
 #: Counts audio contexts and records each note (waveform, frequency) as it starts.
 EAR = """
 window.contexts = 0;
@@ -58,11 +45,6 @@ OscillatorNode.prototype.start = function (...args) {
   return start.apply(this, args);
 };
 """
-
-CARD_ANIMATIONS = """() => document.getAnimations()
-    .filter(a => a.id === 'skillcheck-card')
-    .map(a => ({ duration: a.effect.getTiming().duration,
-                 flip: String(a.effect.getKeyframes()[0].transform).includes('rotateY') }))"""
 
 
 def is_move(response: Any) -> bool:
@@ -104,13 +86,16 @@ def test_moves_deals_and_flips_animate_for_150_to_250_ms(
     dealt = hand.evaluate("() => window.animated")
     assert len(dealt) >= cards and all(150 <= d <= 250 for d in dealt), dealt
     settle(frame)
-    shifts = hand.evaluate("() => window.shifts.length")
+    shifts = hand.evaluate("() => { window.animations = []; return window.shifts.length; }")
     # A move: the card glides to its tower and the deck's next card turns face up.
     code = first_drag(view)
     with hand.expect_response(is_move):
         drag_move(hand, frame, view, code)
     running = hand.wait_for_function(
-        f"() => {{ const a = ({CARD_ANIMATIONS})(); return a.length ? a : null; }}"
+        "() => { const a = window.animations.filter(a => a.id === 'skillcheck-card')"
+        ".map(a => ({ duration: a.effect.getTiming().duration,"
+        " flip: String(a.effect.getKeyframes()[0].transform).includes('rotateY') }));"
+        " return a.length ? a : null; }"
     ).json_value()
     assert all(150 <= a["duration"] <= 250 for a in running), running
     assert any(not a["flip"] for a in running), running  # the moved card

@@ -5,6 +5,8 @@ Every page here fails the test on any console error."""
 
 from __future__ import annotations
 
+import json
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +16,7 @@ from urllib.parse import quote
 import pytest
 from browser_support import PARAMS, Check, snap
 from motion_support import (
+    RECORDER,
     Console,
     card_point,
     console_fixture,  # noqa: F401  (the fixtures console, hand, hand_context)
@@ -30,6 +33,7 @@ from motion_support import (
 )
 from playwright.sync_api import Page, expect
 
+from skillcheck.cards import DECKTET
 from skillcheck.engine import GAMES
 
 expect.set_options(timeout=8000)
@@ -91,6 +95,7 @@ def test_an_illegal_drop_flies_back_says_why_and_sends_nothing(
         view = check.move(code)
     legal = {m["to"] for m in view["moves"] if m["from"] == "deck"}
     wrong = next(f"t{n}" for n in range(1, 6) if f"t{n}" not in legal)
+    hand.add_init_script(RECORDER)
     hand.goto(check.url(server))
     frame = hand.main_frame
     wait_shows(frame, view)
@@ -114,7 +119,7 @@ def test_an_illegal_drop_flies_back_says_why_and_sends_nothing(
     hand.mouse.up()
     # It flies back (an animation of the carried card), then the card is where it was.
     backs = hand.evaluate(
-        "() => document.getAnimations().filter(a => a.id === 'skillcheck-back')"
+        "() => window.animations.filter(a => a.id === 'skillcheck-back')"
         ".map(a => a.effect.getTiming().duration)"
     )
     assert backs and all(150 <= d <= 250 for d in backs), backs
@@ -267,3 +272,77 @@ def eventually(check: Check, test: Callable[[dict[str, Any]], bool]) -> dict[str
             assert test(view), view
             return view
         time.sleep(0.05)
+
+
+# ---- any board: slots, several moves between two places, one-tap moves ----------------------
+
+
+def made_up(codes: list[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A board of overlapping slots over a stock and a waste, with moves the page must handle:
+    one from a slot to the waste, two between the same pair of places, one that goes nowhere."""
+
+    def zone(id: str, label: str, layout: str, cards: list[Any], **more: Any) -> dict[str, Any]:
+        base = {"id": id, "label": label, "layout": layout, "cards": cards, "count": len(cards),
+                "accepts": False, "x": None, "y": None, "extras": {}}  # fmt: skip
+        return {**base, **more}
+
+    zones = [
+        zone("a", "Left card", "slot", [codes[0]], x=0, y=0),
+        zone("b", "Right card", "slot", [codes[1]], x=2, y=0),
+        zone("c", "Lower card", "slot", [codes[2]], x=1, y=1),
+        zone("stock", "Stock", "pile", [], count=9),
+        zone("waste", "Waste", "pile", [codes[3]], accepts=True),
+    ]
+    board = {"layout": "rows", "goal": "Clear the cards.", "zones": zones, "meters": []}
+    moves = [
+        {"code": "c-w", "from": "c", "to": "waste", "text": "The lower card onto the waste"},
+        {"code": "a-w1", "from": "a", "to": "waste", "text": "The left card, face up"},
+        {"code": "a-w2", "from": "a", "to": "waste", "text": "The left card, face down"},
+        {"code": "deal", "from": "stock", "to": None, "text": "Turn up the stock's top card"},
+    ]
+    return board, moves
+
+
+def test_drags_on_any_board(hand: Page, server: str, new_check: NewCheck, shots: Path) -> None:
+    check = new_check(seed=21)
+    view = check.view()
+    codes = [c.code for c in DECKTET if c.rank is not None][6:10]
+    board, moves = made_up(codes)
+    view.update(board=board, moves=moves)
+    sent: list[Any] = []
+
+    def answer(route: Any) -> None:
+        if route.request.method == "POST":
+            sent.append(route.request.post_data_json["move"])
+            view["version"] += 1
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(view))
+
+    hand.route(re.compile(rf".*/v1/checks/{check.check_id}(/moves)?$"), answer)
+    # (The real stream stays: the real check never changes, so it brings nothing.)
+    hand.goto(check.url(server))
+    frame = hand.main_frame
+    wait_shows(frame, view)
+    # Only cards with somewhere to go can be picked up; the stock is tapped.
+    draggable = hand.eval_on_selector_all(
+        ".draggable", "cs => cs.map(c => c.closest('[data-zone]').dataset.zone)"
+    )
+    assert sorted(draggable) == ["a", "c"]
+    # A slot's card dragged to the waste plays its one move.
+    with hand.expect_response("**/moves"):
+        drag_move(hand, frame, view, "c-w")
+    assert sent == ["c-w"]
+    # Two moves join the left card and the waste: the drop asks which, and sends nothing yet.
+    settle(frame)
+    mouse_drag(hand, card_point(frame, "a"), zone_point(frame, "waste"))
+    choice = hand.locator("#selection button[data-action='move']")
+    expect(choice).to_have_count(2)
+    expect(choice.first).to_have_text("The left card, face up")
+    assert sent == ["c-w"]
+    snap(hand, shots, "motion-drop-asks-which-move")
+    with hand.expect_response("**/moves"):
+        choice.last.click()
+    assert sent == ["c-w", "a-w2"]
+    # A move that goes nowhere in particular: one tap.
+    with hand.expect_response("**/moves"):
+        drag_move(hand, frame, view, "deal")
+    assert sent == ["c-w", "a-w2", "deal"]
