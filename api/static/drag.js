@@ -41,6 +41,7 @@ export class DragDrop {
     this.press = null; // {id, type, x, y, card, from} from pointerdown until it moves or ends
     this.drag = null; // the carried card: {id, from, ghost, dx, dy, origin, targets, over}
     this.swallowClick = false;
+    this.spent = null; // the pointer of a drag put back while still pressed
     board.addEventListener("pointerdown", (event) => this.down(event));
     board.addEventListener("dragstart", (event) => {
       if (event.target.closest?.("[data-zone]")) event.preventDefault(); // no native image drag
@@ -218,10 +219,12 @@ export class DragDrop {
       return;
     }
     const drag = this.drag;
-    if (!drag || event.pointerId !== drag.id) return;
+    const spent = this.spent === event.pointerId; // a drag put back (Escape) before the release
+    this.spent = null;
+    if (!spent && (!drag || event.pointerId !== drag.id)) return;
     this.swallowClick = true;
     setTimeout(() => (this.swallowClick = false), 0);
-    this.drop(this.zoneAt(event.clientX, event.clientY));
+    if (!spent) this.drop(this.zoneAt(event.clientX, event.clientY));
   }
 
   cancelled(event) {
@@ -232,7 +235,9 @@ export class DragDrop {
   /** Puts the carried card back (Escape, a cancelled pointer, the table changed). */
   cancel() {
     this.press = null;
-    if (this.drag) this.flyBack();
+    if (!this.drag) return;
+    this.spent = this.drag.id; // its release is not a tap
+    this.flyBack();
   }
 
   drop(to) {

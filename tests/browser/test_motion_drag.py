@@ -144,6 +144,18 @@ def test_an_illegal_drop_flies_back_says_why_and_sends_nothing(
     settle(frame)
     expect(hand.locator("#notice")).to_contain_text("Nothing moved")
     assert sent == [] and check.view()["version"] == 5
+    # Escape puts a carried card back; its release then is no tap.
+    start = card_point(frame, "deck")
+    hand.mouse.move(*start)
+    hand.mouse.down()
+    hand.mouse.move(*zone_point(frame, wrong), steps=4)
+    expect(hand.locator(".drag-ghost")).to_have_count(1)
+    hand.keyboard.press("Escape")
+    hand.mouse.up()
+    settle(frame)
+    expect(hand.locator(".drag-ghost")).to_have_count(0)
+    expect(card).to_have_attribute("aria-pressed", "false")
+    assert sent == []
     # A tap on the card still selects it (a click without movement is a tap).
     card.click()
     expect(card).to_have_attribute("aria-pressed", "true")
