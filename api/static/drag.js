@@ -42,6 +42,11 @@ export class DragDrop {
     this.drag = null; // the carried card: {id, from, ghost, dx, dy, origin, targets, over}
     this.swallowClick = false;
     this.spent = null; // the pointer of a drag put back while still pressed
+    // Whether the player's last input was a pointer (not a key): the page then moves no focus
+    // ring onto the table after a move.
+    this.byPointer = false;
+    window.addEventListener("pointerdown", () => (this.byPointer = true), true);
+    window.addEventListener("keydown", () => (this.byPointer = false), true);
     board.addEventListener("pointerdown", (event) => this.down(event));
     board.addEventListener("dragstart", (event) => {
       if (event.target.closest?.("[data-zone]")) event.preventDefault(); // no native image drag

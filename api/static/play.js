@@ -765,9 +765,11 @@ async function act(doing, request) {
     if (!applyView(view)) render();
     say(doing);
     // After a move (or an undo) the keys act on the table again (`u` undoes, not types): a
-    // focus outside the table (the move box, a lost one) goes back to it.
-    const onTable = $("board").contains(document.activeElement) && document.activeElement !== $("board");
-    if (playing() && page.view.moves_made !== before.moves_made && !onTable) {
+    // focus outside the table (the move box, one lost with a key) goes back to it.
+    const active = document.activeElement;
+    const onTable = $("board").contains(active) && active !== $("board");
+    const lost = !active || active === document.body;
+    if (playing() && page.view.moves_made !== before.moves_made && !onTable && !(lost && hand.drag.byPointer)) {
       focusBoard($("board"), before, page.view);
     }
   } catch (error) {

@@ -194,6 +194,8 @@ def test_a_finger_drags_a_card_without_scrolling_the_page(
         after = check.view()
         assert after["moves_made"] == 1 and after["board"] != view["board"]
         wait_shows(frame, after)
+        # No focus ring was put on the table for a finger.
+        assert page.evaluate("() => document.activeElement.closest('#board') === null")
         snap(page, shots, "motion-touch-drag-phone")
     finally:
         phone.close()
