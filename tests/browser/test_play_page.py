@@ -104,7 +104,8 @@ def test_page_shows_the_observation(page: Page, server: str, new_check: NewCheck
 def test_assets_are_served_with_types_and_cache_headers(http: Any, server: str) -> None:
     html = http.get("/play/anything").text
     links = re.findall(r'(?:src|href)="(/play-assets/[^"]+)"', html)
-    assert {link.rsplit("/", 1)[1] for link in links} == {"icon.svg", "play.css", "play.js"}
+    names = {link.rsplit("/", 1)[1] for link in links}
+    assert names == {"icon.svg", "play.css", "motion.css", "play.js"}
     for link in links:
         got = http.get(link)
         assert got.status_code == 200
