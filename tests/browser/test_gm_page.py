@@ -530,3 +530,38 @@ def test_a_gm_asks_for_the_careful_player_and_gets_its_row(
         assert errors == []
     finally:
         context.close()
+
+
+def test_a_gm_allows_hints_and_the_list_counts_them(
+    browser: Any, gm_server: tuple[str, Path]
+) -> None:
+    """The Allow hints box creates the check with hints; a hint the player takes shows in the
+    GM's list live ("1 hint")."""
+    import httpx
+
+    base, _ = gm_server
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(10000)
+    errors: list[str] = []
+    try:
+        gm = context.new_page()
+        gm.on("pageerror", lambda error: errors.append(str(error)))
+        sign_in(gm, base)
+        gm.select_option("#game", "three-towers")
+        gm.fill("#check-label", "Bram reads the runes")
+        gm.check("#allow-hints")
+        gm.click("#create-check")
+        box = gm.locator("#created .link[data-role='player']")
+        expect(box).to_be_visible()
+        link = box.locator("input").input_value()
+        check_id, token = link.split("/play/")[1].split("#token=")
+        player = {"Authorization": f"Bearer {token}"}
+        view = httpx.get(f"{base}/v1/checks/{check_id}", headers=player)
+        assert view.json()["hints"] is True
+        hint = httpx.post(f"{base}/v1/checks/{check_id}/hint", headers=player)
+        assert hint.status_code == 200, hint.text
+        item = gm.locator(f"li[data-check='{check_id}']")
+        expect(item).to_contain_text("0 moves, 1 hint")
+        assert errors == []
+    finally:
+        context.close()
