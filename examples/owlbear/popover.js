@@ -163,7 +163,8 @@ async function loadGames() {
 function fieldFor(spec, start) {
   const id = `param-${spec.name}`;
   const label = el("label", { for: id, text: sc.humanName(spec.name) });
-  const hint = el("p", { class: "hint wide", id: `${id}-hint`, text: spec.help || "" });
+  const help = String(spec.help || "");
+  const hint = el("p", { class: "hint wide", id: `${id}-hint`, text: help.charAt(0).toUpperCase() + help.slice(1) });
   let control;
   if (spec.kind === "bool" && !spec.optional) {
     control = el("input", { id, type: "checkbox", "aria-describedby": `${id}-hint`, "data-param": spec.name });
@@ -393,6 +394,9 @@ async function start() {
   if (state.role !== "GM") return;
 
   $("gm").hidden = false;
+  // The GM's news first (what was just sent, the room's results), then the form of a new check.
+  $("gm").insertBefore($("room"), $("create-form"));
+  $("gm").insertBefore($("sent"), $("room"));
   $("not-kept").hidden = store.persistent();
   state.players = await OBR.party.getPlayers();
   OBR.party.onChange((players) => {

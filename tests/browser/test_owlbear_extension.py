@@ -186,7 +186,8 @@ def test_gm_sends_a_check_the_player_plays_it_in_the_popover_and_the_room_sees_t
                 expect(player_page.locator("#notifications")).to_contain_text(words)
                 expect(gm.locator("#room-list")).to_contain_text(final["tier_text"])
                 expect(mine.locator("#room-list")).to_contain_text(final["tier_text"])
-                gm_page.locator("#popover").scroll_into_view_if_needed()
+                table.locator("#result").scroll_into_view_if_needed()
+                gm.locator("#room").scroll_into_view_if_needed()
                 shot(player_page, shots, "7-player-result")
                 shot(gm_page, shots, "8-gm-result")
 
