@@ -56,7 +56,7 @@ function renderRoom(list) {
       }
       const own = mine[entry.check_id];
       if (own && !own.result && own.player_url) {
-        const again = el("button", { type: "button", class: "small", text: "Send again" });
+        const again = el("button", { type: "button", class: "small", text: own.player_id ? "Send again" : "Show the link" });
         again.addEventListener("click", () => resend(own));
         actions.append(again);
       }

@@ -60,10 +60,14 @@ def watch_errors(page: Any, problems: list[str], who: str) -> None:
         if KNOWN_PLAY_PAGE_MESSAGE in message.text and "/play/" in url:
             return  # the server's player page, not the extension: see KNOWN_PLAY_PAGE_MESSAGE
         if message.type == "error" or (message.type == "warning" and "skillcheck" in message.text):
-            problems.append(f"{who}: console {message.type}: {message.text} at {message.location.get('url')}")
+            problems.append(
+                f"{who}: console {message.type}: {message.text} at {message.location.get('url')}"
+            )
 
     page.on("console", console)
-    page.on("response", lambda r: r.status >= 400 and problems.append(f"{who}: HTTP {r.status} {r.url}"))
+    page.on(
+        "response", lambda r: r.status >= 400 and problems.append(f"{who}: HTTP {r.status} {r.url}")
+    )
 
 
 def wait_for(predicate: Any, what: str, timeout: float = 10.0) -> Any:
@@ -92,7 +96,9 @@ def test_gm_sends_a_check_the_player_plays_it_in_the_popover_and_the_room_sees_t
             "SKILLCHECK_RATE_LIMIT": "off",
         }
         with api_server(env, log=tmp_path / "server.log") as server:
-            devices = [browser.new_context(viewport={"width": 1180, "height": 860}) for _ in range(2)]
+            devices = [
+                browser.new_context(viewport={"width": 1180, "height": 860}) for _ in range(2)
+            ]
             try:
                 for device in devices:
                     device.set_default_timeout(10_000)
@@ -101,7 +107,9 @@ def test_gm_sends_a_check_the_player_plays_it_in_the_popover_and_the_room_sees_t
                 watch_errors(gm_page, problems, "GM")
 
                 # The player joins first: their extension publishes its public key.
-                player_page.goto(host_url(host, extension, player_id="player-mira", name="Mira", role="PLAYER"))
+                player_page.goto(
+                    host_url(host, extension, player_id="player-mira", name="Mira", role="PLAYER")
+                )
                 wait_for(
                     lambda: any(e["kind"] == "player-metadata" for e in room.log),
                     "the player's public key in their player metadata",
@@ -146,7 +154,9 @@ def test_gm_sends_a_check_the_player_plays_it_in_the_popover_and_the_room_sees_t
                 mine = player_page.frame_locator(POPOVER)
                 expect(mine.locator("#mine")).to_be_visible()
                 expect(mine.locator("#mine-title")).to_have_text("Your check: Climb the cliff")
-                expect(player_page.locator("#notifications")).to_contain_text("The GM sent you a skill check: Climb the cliff")
+                expect(player_page.locator("#notifications")).to_contain_text(
+                    "The GM sent you a skill check: Climb the cliff"
+                )
                 src = mine.locator("#play-frame").get_attribute("src")
                 assert src is not None and src.startswith(f"{server}/play/")
                 check_id, _, fragment = src.removeprefix(f"{server}/play/").partition("#")
@@ -162,7 +172,9 @@ def test_gm_sends_a_check_the_player_plays_it_in_the_popover_and_the_room_sees_t
                 view = httpx.get(f"{server}/v1/checks/{check_id}", headers=auth).json()
                 assert view["game"] == "hanoy" and view["label"] == "Climb the cliff"
                 assert view["character"] == "Mira"
-                state = game_from_params("hanoy", view["params"]).state_from_code(view["observation_code"])
+                state = game_from_params("hanoy", view["params"]).state_from_code(
+                    view["observation_code"]
+                )
                 line = [move.code for move in solve(state).moves]
                 assert line, "the solver found no winning line"
                 for number, code in enumerate(line, start=1):
@@ -171,7 +183,12 @@ def test_gm_sends_a_check_the_player_plays_it_in_the_popover_and_the_room_sees_t
                         move_list.locator("summary").click()
                     table.locator(f"#moves button[data-code='{code}']").click()
                     wait_for(
-                        lambda n=number: httpx.get(f"{server}/v1/checks/{check_id}", headers=auth).json()["version"] == n,
+                        lambda n=number: (
+                            httpx.get(f"{server}/v1/checks/{check_id}", headers=auth).json()[
+                                "version"
+                            ]
+                            == n
+                        ),
                         f"move {number} ({code}) on the server",
                     )
                     if number == 1:
@@ -192,7 +209,11 @@ def test_gm_sends_a_check_the_player_plays_it_in_the_popover_and_the_room_sees_t
                 shot(gm_page, shots, "8-gm-result")
 
                 # The broadcast carries the result to ALL, from the GM's connection.
-                results = [e for e in room.log if e["kind"] == "broadcast" and e["data"]["channel"] == f"{NS}/result"]
+                results = [
+                    e
+                    for e in room.log
+                    if e["kind"] == "broadcast" and e["data"]["channel"] == f"{NS}/result"
+                ]
                 assert len(results) == 1, results
                 [result] = results
                 assert result["destination"] == "ALL"
@@ -202,10 +223,16 @@ def test_gm_sends_a_check_the_player_plays_it_in_the_popover_and_the_room_sees_t
                 assert sent["tier"] == final["tier"] and sent["degree"] == final["degree"]
 
                 # The link went sealed, to Mira only; the room's list is small and has no token.
-                links = [e for e in room.log if e["kind"] == "broadcast" and e["data"]["channel"] == f"{NS}/link"]
+                links = [
+                    e
+                    for e in room.log
+                    if e["kind"] == "broadcast" and e["data"]["channel"] == f"{NS}/link"
+                ]
                 assert len(links) == 1 and links[0]["data"]["data"]["to"] == "player-mira"
                 listed = room.metadata[f"{NS}/checks"]
-                assert [e["check_id"] for e in listed] == [check_id] and listed[0]["status"] == "won"
+                assert [e["check_id"] for e in listed] == [check_id] and listed[0][
+                    "status"
+                ] == "won"
                 assert len(json.dumps(room.metadata).encode()) < 4096
                 everything_shared = json.dumps(room.log)
                 assert GM_KEY not in everything_shared
@@ -215,12 +242,16 @@ def test_gm_sends_a_check_the_player_plays_it_in_the_popover_and_the_room_sees_t
                 for frame in player_page.frames:
                     assert GM_KEY not in frame.url
                     assert GM_KEY not in frame.content()
-                [extension_frame, *_] = [f for f in player_page.frames if f.url.startswith(extension)]
+                [extension_frame, *_] = [
+                    f for f in player_page.frames if f.url.startswith(extension)
+                ]
                 stored = extension_frame.evaluate("() => JSON.stringify(localStorage)")
                 assert f"{NS}/keys/player-mira" in stored and GM_KEY not in stored
                 # ...while the GM's device keeps it, in the extension's storage only.
-                gm_stored = gm_page.frame_locator(POPOVER).locator("body").evaluate(
-                    "() => JSON.stringify(localStorage)"
+                gm_stored = (
+                    gm_page.frame_locator(POPOVER)
+                    .locator("body")
+                    .evaluate("() => JSON.stringify(localStorage)")
                 )
                 assert GM_KEY in gm_stored
                 assert gm_page.evaluate("window.unanswered") == []
@@ -228,4 +259,71 @@ def test_gm_sends_a_check_the_player_plays_it_in_the_popover_and_the_room_sees_t
             finally:
                 for device in devices:
                     device.close()
+    assert not problems, problems
+
+
+@pytest.mark.slow
+def test_where_the_browser_blocks_the_extensions_storage_the_gm_still_gets_the_result(
+    tmp_path: Path, browser: Any, shots: Path
+) -> None:
+    """The extension on another SITE than the host (as it is for www.owlbear.rodeo): Chromium,
+    blocking third-party cookies, refuses the extension's frames localStorage. The popover says
+    so; the settings typed in it still reach the background page (in memory, over a
+    BroadcastChannel), which follows the check and tells the GM its result. With nobody to send
+    it to, the popover shows the player's link to pass on privately."""
+    from playwright.sync_api import expect
+
+    problems: list[str] = []
+    with devhost(cross_site=True) as (host, extension, room):
+        assert extension.startswith("http://localhost:")
+        env = {
+            "SKILLCHECK_DATABASE_URL": f"sqlite:///{tmp_path / 'checks.sqlite3'}",
+            "SKILLCHECK_GM_KEYS": GM_KEY,
+            "SKILLCHECK_CORS_ORIGINS": extension,
+            "SKILLCHECK_FRAME_ANCESTORS": f"{host},{extension}",
+            "SKILLCHECK_RATE_LIMIT": "off",
+        }
+        with api_server(env, log=tmp_path / "server.log") as server:
+            device = browser.new_context(viewport={"width": 1180, "height": 860})
+            try:
+                device.set_default_timeout(10_000)
+                page = device.new_page()
+                watch_errors(page, problems, "GM")
+                page.goto(host_url(host, extension, player_id="gm-1", name="Gwen", role="GM"))
+                page.click("#action")
+                gm = page.frame_locator(POPOVER)
+                expect(gm.locator("#not-kept")).to_be_visible()
+                blocked = gm.locator("body").evaluate(
+                    "() => { try { localStorage.length; return false; } catch { return true; } }"
+                )
+                assert blocked, "the browser let the cross-site frame use localStorage"
+                gm.locator("#server").fill(server)
+                gm.locator("#gm-key").fill(GM_KEY)
+                gm.locator("#settings-form button[type=submit]").click()
+                expect(gm.locator("#create-form")).to_be_visible()
+                page.click(".token[data-item='token-bo']")
+                expect(gm.locator("#target")).to_contain_text("A check for Bo")
+                expect(gm.locator("#player")).to_have_value("")  # nobody connected
+                gm.locator("#check-label").fill("Swim the river")
+                gm.locator("#send").click()
+                expect(gm.locator("#sent")).to_contain_text("Send the player this link privately")
+                link = gm.locator("#sent-url").input_value()
+                assert link.startswith(f"{server}/play/") and "#token=sc_play_" in link
+                shot(page, shots, "9-gm-link-to-pass-on")
+                check_id, _, token = link.removeprefix(f"{server}/play/").partition("#token=")
+                conceded = httpx.post(
+                    f"{server}/v1/checks/{check_id}/concede",
+                    headers={"Authorization": f"Bearer {token}"},
+                )
+                assert conceded.status_code == 200, conceded.text
+                tier_text = conceded.json()["tier_text"]
+                expect(page.locator("#notifications")).to_contain_text(
+                    f"Bo — Swim the river: {tier_text}"
+                )
+                expect(gm.locator("#room-list")).to_contain_text(tier_text)
+                assert GM_KEY not in json.dumps(room.log)
+                assert not [e for e in room.log if e["data"].get("channel") == f"{NS}/link"]
+                assert page.evaluate("window.unanswered") == []
+            finally:
+                device.close()
     assert not problems, problems

@@ -25,7 +25,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -52,7 +52,9 @@ class Room:
 
     def __init__(self) -> None:
         self.lock = threading.Condition()
-        self.players: dict[str, dict[str, Any]] = {}  # connection id -> Player (src/types/Player.ts)
+        self.players: dict[
+            str, dict[str, Any]
+        ] = {}  # connection id -> Player (src/types/Player.ts)
         self.metadata: dict[str, Any] = {}
         self.items = [
             _token("token-mira", "Mira", 180, 200),
@@ -65,7 +67,9 @@ class Room:
         self.log: list[dict[str, Any]] = []
 
     def _emit(self, to: list[str], kind: str, payload: Any) -> None:
-        self.events.append({"seq": len(self.events) + 1, "to": to, "kind": kind, "payload": payload})
+        self.events.append(
+            {"seq": len(self.events) + 1, "to": to, "kind": kind, "payload": payload}
+        )
         self.lock.notify_all()
 
     def _party(self) -> None:
@@ -111,7 +115,9 @@ class Room:
                 self._emit(list(self.players), "room-metadata", copy.deepcopy(self.metadata))
             elif op == "broadcast":
                 destination = (data.get("options") or {}).get("destination", "REMOTE")
-                self.log.append({"kind": "broadcast", "from": conn, "data": data, "destination": destination})
+                self.log.append(
+                    {"kind": "broadcast", "from": conn, "data": data, "destination": destination}
+                )
                 to = {
                     "REMOTE": [c for c in self.players if c != conn],
                     "LOCAL": [conn],
@@ -148,10 +154,8 @@ class HostHandler(SimpleHTTPRequestHandler):
         self.send_header("Cache-Control", "no-store")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        try:
+        with suppress(BrokenPipeError, ConnectionResetError):  # the page left while a poll waited
             self.wfile.write(body)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the page went away while a poll waited
 
     def do_GET(self) -> None:
         url = urlsplit(self.path)
@@ -237,20 +241,29 @@ def host_url(host: str, extension: str, *, player_id: str, name: str, role: str)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--host-port", type=int, default=8701)
     parser.add_argument("--extension-port", type=int, default=8702)
-    parser.add_argument("--cross-site", action="store_true", help="serve the extension as http://localhost")
+    parser.add_argument(
+        "--cross-site", action="store_true", help="serve the extension as http://localhost"
+    )
     args = parser.parse_args()
-    with devhost(args.host_port, args.extension_port, cross_site=args.cross_site) as (host, extension, _room):
+    with devhost(args.host_port, args.extension_port, cross_site=args.cross_site) as (
+        host,
+        extension,
+        _room,
+    ):
         print(f"extension: {extension}/manifest.json")
-        print(f"GM:        {host_url(host, extension, player_id='gm-1', name='The GM', role='GM')}")
-        print(f"player:    {host_url(host, extension, player_id='player-mira', name='Mira', role='PLAYER')}")
-        print(f"server settings: SKILLCHECK_CORS_ORIGINS={extension} SKILLCHECK_FRAME_ANCESTORS={host},{extension}")
-        try:
+        gm = host_url(host, extension, player_id="gm-1", name="The GM", role="GM")
+        player = host_url(host, extension, player_id="player-mira", name="Mira", role="PLAYER")
+        print(f"GM:        {gm}")
+        print(f"player:    {player}")
+        print(f"server:    SKILLCHECK_CORS_ORIGINS={extension}")
+        print(f"           SKILLCHECK_FRAME_ANCESTORS={host},{extension}")
+        with suppress(KeyboardInterrupt):
             threading.Event().wait()
-        except KeyboardInterrupt:
-            pass
 
 
 if __name__ == "__main__":
