@@ -24,7 +24,7 @@ from test_api_live import REDIS_URL, Listener, _create, _env, _move
 
 SUMMARY_KEYS = {
     "check_id", "game", "params", "label", "character", "status", "version", "moves_made",
-    "degree", "tier", "tier_text", "created_at", "updated_at",
+    "degree", "tier", "tier_text", "created_at", "updated_at", "hints_used",
 }  # fmt: skip
 
 
