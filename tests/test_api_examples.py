@@ -10,6 +10,7 @@ SKILLCHECK_FRAME_ANCESTORS, no rate limit.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -41,7 +42,20 @@ needs_node = pytest.mark.skipif(NODE is None, reason="Node.js (node) is not inst
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    folder = tmp_path_factory.mktemp("api-examples")
+    with examples_server(tmp_path_factory.mktemp("api-examples")) as base:
+        yield base
+
+
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[str]:
+    """A server of the test's own, for a test that reads every check the GM has (the module's
+    server holds the checks of whichever tests ran before on this worker)."""
+    with examples_server(tmp_path) as base:
+        yield base
+
+
+@contextlib.contextmanager
+def examples_server(folder: Path) -> Iterator[str]:
     env = {
         "SKILLCHECK_DATABASE_URL": f"sqlite:///{folder / 'checks.sqlite3'}",
         "SKILLCHECK_GM_KEYS": GM_KEY,
@@ -453,10 +467,11 @@ console.log(JSON.stringify(out));
 
 
 @needs_node
-def test_owlbear_extension_logic_under_node(server: str) -> None:
+def test_owlbear_extension_logic_under_node(own_server: str) -> None:
     """The popover's form, the sealed player link, the GM's result follower and the room's
     list, run under Node 20 against the real server as a browser on the extension's origin."""
     assert NODE is not None
+    server = own_server
     done = run(
         [NODE, "--input-type=module", "-e", OWLBEAR_DRIVER,
          (OWLBEAR / "skillcheck.js").as_uri(), server, GM_KEY, EXTENSION_ORIGIN],
