@@ -194,3 +194,28 @@ def test_verify_reports_the_hints_taken(tmp_path: Any) -> None:
     path.write_text(service.record(plain.check_id).to_json())
     result = CliRunner().invoke(main, ["verify", str(path)])
     assert result.exit_code == 0 and "hints" not in result.output
+
+
+def test_the_terminal_offers_to_finish_a_won_check() -> None:
+    from click.testing import CliRunner
+
+    from skillcheck.cli import main
+
+    line = winning_line()
+    state = make_game(GAME).new_state(1)
+    typed: list[str] = []
+    for move in line:
+        if not state.hidden_codes():
+            break
+        state.push(move)
+        # tower moves such as 12 are also move numbers at the prompt: write them 1-2
+        typed.append(f"{move.code[0]}-{move.code[1:]}" if move.code.isdigit() else move.code)
+    assert state.finishing_line()
+    # "f" before every card is seen is refused in words; after, it plays the win out
+    script = ["f", *typed, "f", ""]
+    result = CliRunner().invoke(main, ["play", GAME, "--seed", "1"], input="\n".join(script))
+    assert result.exit_code == 0, result.output
+    assert "nothing to finish yet" in result.output
+    assert "type f to have it played out" in result.output
+    assert "Finished for you in" in result.output
+    assert "SUCCESS" in result.output
