@@ -80,11 +80,16 @@ def check_role(
     store: SqlCheckStore,
     check_id: str,
     *,
-    fresh: bool = False,
+    fresh: bool | None = None,
 ) -> Role:
     """The role of the request's token on ``check_id``; 404 if it reaches no such check.
     ``fresh`` reads the credentials from the database, not the cache (an open stream asking
-    whether a re-issue locked its token out)."""
+    whether a re-issue locked its token out). By default a request that acts (any method but
+    GET and HEAD) reads them fresh: a re-issued token can then act nowhere, not even on another
+    process whose cached copy the re-issue has not evicted yet (a primary-key read is cheap
+    beside the action it guards). Reads use the cache: they show only the view."""
+    if fresh is None:
+        fresh = request.method not in ("GET", "HEAD")
     token = _bearer(request)
     gm = _gm_digest(token, settings)
     access = store.access(check_id, fresh=fresh)

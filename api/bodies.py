@@ -34,6 +34,7 @@ __all__ = [
     "GameSummary",
     "GamesList",
     "HealthBody",
+    "HintBody",
     "MeterBody",
     "MoveViewBody",
     "OddsBody",
@@ -166,6 +167,19 @@ class CheckViewBody(TypedDict):
     character: str | None
     #: The GM chose the seed: the deal was fixed before play, but the GM knows it.
     seed_chosen: bool
+    #: The check allows hints (``POST .../hint``), and how many the player has taken.
+    hints: bool
+    hints_used: int
+    #: Every card is seen and a win is proved: ``POST .../finish`` plays it out.
+    can_finish: bool
+
+
+class HintBody(TypedDict):
+    """A hint: the fair fast bot's move (as the view's ``moves`` give it), and the view after
+    it was logged (the position is the same; ``version`` and ``hints_used`` went up)."""
+
+    hint: MoveViewBody
+    view: CheckViewBody
 
 
 class CheckSummaryBody(TypedDict):
@@ -187,6 +201,8 @@ class CheckSummaryBody(TypedDict):
     tier_text: str | None
     created_at: str
     updated_at: str
+    #: Hints the player has taken so far.
+    hints_used: int
 
 
 class ChecksPage(TypedDict):
@@ -238,7 +254,7 @@ class EventBody(TypedDict):
     check_id: str
     sequence: int
     version: int
-    kind: Literal["created", "moved", "undone", "ended", "cancelled"]
+    kind: Literal["created", "moved", "undone", "hint", "ended", "cancelled"]
     payload: dict[str, Any]
     at: str
 
@@ -283,6 +299,8 @@ class RevealedRecordBody(TypedDict):
     cancel_reason: str | None
     #: The GM chose the seed (bound into the commitment).
     seed_chosen: bool
+    #: Hints the player took during the check.
+    hints_used: int
     record: GameRecordBody
 
 
@@ -378,6 +396,10 @@ class GameDetail(TypedDict):
     schema: dict[str, Any]
     examples: list[GameExample]
     methods: list[str]
+    #: The player profiles (``careful``, ``casual``, ``ceiling``) the game has, each with the
+    #: method that plays it; ``bot=`` the careful one asks ``GET /v1/odds`` for that player
+    #: (GM key, at most 10 deals a cell: it takes seconds a deal).
+    profiles: dict[str, str]
 
 
 # ---- odds ----------------------------------------------------------------------------------------

@@ -207,10 +207,12 @@ def _message(event: dict[str, Any]) -> ServerSentEventMessage:
     )
 
 
+#: The keepalive: a comment and nothing else (an empty ``data:`` line would be an event with
+#: no data, which a client might try to read; schemathesis found it).
+KEEPALIVE = ServerSentEventMessage(comment="keepalive", data=None)
 
-async def _until(
-    incoming: Any, keepalive: float, max_seconds: float
-) -> AsyncIterator[Any | None]:
+
+async def _until(incoming: Any, keepalive: float, max_seconds: float) -> AsyncIterator[Any | None]:
     """The messages of a subscription's queue for at most ``max_seconds``; None each time
     ``keepalive`` seconds pass without one (the stream sends a comment then)."""
     deadline = asyncio.get_running_loop().time() + max_seconds
@@ -222,6 +224,7 @@ async def _until(
             yield await asyncio.wait_for(incoming.get(), min(keepalive, remaining))
         except TimeoutError:
             yield None
+
 
 async def event_stream(
     channels: ChannelsPlugin,
@@ -254,7 +257,7 @@ async def event_stream(
                     return
             async for raw in _until(incoming, keepalive, max_seconds):
                 if raw is None:
-                    yield ServerSentEventMessage(comment="keepalive")
+                    yield KEEPALIVE
                     continue
                 event = json.loads(raw)
                 if event.get("access_changed"):
@@ -327,7 +330,7 @@ async def summary_stream(
                         yield found
             async for raw in _until(incoming, keepalive, max_seconds):
                 if raw is None:
-                    yield ServerSentEventMessage(comment="keepalive")
+                    yield KEEPALIVE
                     continue
                 change = json.loads(raw)
                 found = message(str(change["kind"]), change["summary"])

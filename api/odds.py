@@ -70,6 +70,8 @@ __all__ = [
 logger = logging.getLogger("api.odds")
 
 MAX_DEALS = 500
+#: Deals a cell for a slow method (the careful player), and its default: minutes, not hours.
+SLOW_DEALS = 10
 #: Combinations of the axes in one table (each is played ``deals`` times by every method).
 MAX_CELLS = 8
 #: Results never change for the same parameters; the TTL only bounds the cache's size.
@@ -124,9 +126,17 @@ class OddsRequest:
 
 
 def api_methods(game: Game[Any]) -> tuple[str, ...]:
-    """The methods a request may ask for: the harness's default pair (perfect play when the
-    game has a solver, then its first bot). Slower bots are for ``skillcheck odds``."""
+    """The methods a request plays by default: the harness's default pair (perfect play when
+    the game has a solver, then its first bot)."""
     return methods_of(game)[:2]
+
+
+def slow_methods(game: Game[Any]) -> tuple[str, ...]:
+    """The methods a GM may also ask for, with at most :data:`SLOW_DEALS` deals a cell: the
+    careful player's bot (it plans from what the player sees and takes seconds a deal). The
+    other bots are for ``skillcheck odds``."""
+    careful = profile_methods(game).get("careful")
+    return () if careful is None or careful in api_methods(game) else (careful,)
 
 
 def _flat(cls: type[Game[Any]], game: Game[Any]) -> dict[str, Any]:
@@ -456,6 +466,7 @@ def read_request(
     deals: int,
     bots: list[str] | None,
     seed: int,
+    deals_given: bool = True,
 ) -> OddsRequest:
     """The table a query asks for, every cell checked by the game (strictly, then by its own
     rules) before anything is played; raises :class:`ParameterError` naming the option."""
@@ -477,14 +488,25 @@ def read_request(
         built = game_from_options(game, combination)
         first = first or built
     assert first is not None
-    allowed = api_methods(first)
-    methods = tuple(dict.fromkeys(bots or allowed))
+    quick, slow = api_methods(first), slow_methods(first)
+    allowed = quick + slow
+    methods = tuple(dict.fromkeys(bots or quick))
     if not methods or any(m not in allowed for m in methods):
         raise ParameterError(
             "bot",
             f"bot must be among {', '.join(allowed)} for {game} (other methods take too long "
             f"for a request: use `skillcheck odds {game} --bot NAME`), not {', '.join(methods)}",
         )
+    if any(m in slow for m in methods):
+        if not deals_given:
+            deals = SLOW_DEALS
+        elif deals > SLOW_DEALS:
+            raise ParameterError(
+                "deals",
+                f"the careful player ({', '.join(m for m in methods if m in slow)}) takes "
+                f"seconds a deal: at most {SLOW_DEALS} deals a cell here, not {deals} (use "
+                f"`skillcheck odds {game} --bot NAME` for more)",
+            )
     return OddsRequest(game, fixed, axes, deals, methods, seed)
 
 
@@ -587,7 +609,8 @@ class OddsController(Controller):
         bot: list[str] | None = Parameter(  # noqa: B008 (litestar reads it)
             default=None,
             description="methods: perfect (the solver, which knows the deck) and/or the game's "
-            "first bot (GET /v1/games/{name} lists them); default both",
+            "first bot, default both; or the careful player's bot (GET /v1/games/{name}: "
+            f"profiles.careful), at most {SLOW_DEALS} deals a cell, {SLOW_DEALS} by default",
         ),
         seed: int = Parameter(default=0, ge=0, le=2**53 - 1, description="master seed of deals"),
     ) -> Response[OddsAnswerBody]:
@@ -602,7 +625,9 @@ class OddsController(Controller):
         the progress and ``Retry-After``; poll the same URL until 200. When the queue is full:
         429 with ``Retry-After``."""
         query = list(request.query_params.multi_items())
-        ask = read_request(game, query, deals=deals, bots=bot, seed=seed)
+        given = {name for name, _ in query}
+        ask = read_request(game, query, deals=deals, bots=bot, seed=seed,
+                           deals_given="deals" in given)  # fmt: skip
         pinned = any(name in PINNING for name, _ in query)
         store = request.app.stores.get("odds")
         table: dict[str, Any] | None = None if pinned else shipped_answer(ask)

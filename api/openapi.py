@@ -93,6 +93,37 @@ def _games_enum(schema: Schema) -> None:
     ).strip()
 
 
+#: A parameter's declared bounds and the schema keyword each one is.
+_BOUNDS = (("ge", "minimum"), ("le", "maximum"), ("gt", "exclusive_minimum"),
+           ("lt", "exclusive_maximum"))  # fmt: skip
+
+
+def _parameter_bounds(document: OpenAPI, parameter: Parameter, handler: HTTPRouteHandler) -> None:
+    """A query parameter's ``ge``/``le``/``gt``/``lt`` as its schema's bounds: Litestar drops a
+    bound of 0 (``ge=0``), so ``after=-1`` looked valid to a client and got a 400."""
+    field = handler.parsed_fn_signature.parameters.get(parameter.name)
+    declared = getattr(field, "kwarg_definition", None)
+    schema = _schema(document, parameter.schema)
+    if declared is None or schema is None:
+        return
+    numbers = [schema] if schema.type == OpenAPIType.INTEGER else []
+    numbers += [
+        branch
+        for branch in (_schema(document, b) for b in schema.one_of or ())
+        if branch is not None and branch.type == OpenAPIType.INTEGER
+    ]
+    for attribute, keyword in _BOUNDS:
+        value = getattr(declared, attribute, None)
+        if value is None:
+            continue
+        if numbers and schema not in numbers:  # the bound sits on the branch, not the union
+            for key in ("minimum", "maximum", "exclusive_minimum", "exclusive_maximum"):
+                if getattr(schema, key) is not None:
+                    setattr(schema, key, None)
+        for target in numbers:
+            setattr(target, keyword, value)
+
+
 def _fix_handler(
     document: OpenAPI, path: str, handler: HTTPRouteHandler, bodies: list[type[msgspec.Struct]]
 ) -> None:
@@ -107,6 +138,8 @@ def _fix_handler(
                 schema = _schema(document, parameter.schema)
                 if schema is not None and schema.type == OpenAPIType.STRING:
                     _games_enum(schema)
+            if isinstance(parameter, Parameter):
+                _parameter_bounds(document, parameter, handler)
         _document_refusals(operation)
         _describe_streams(operation, handler)
         data = handler.parsed_fn_signature.parameters.get("data")

@@ -42,6 +42,8 @@ from api.bodies import (
     GamesList,
     GameSummary,
     HealthBody,
+    HintBody,
+    MoveViewBody,
     ParameterBody,
     RevealedRecordBody,
     TokenBody,
@@ -73,6 +75,7 @@ from api.webhooks import (
 )
 from skillcheck.engine import GAMES, Game, ParameterSpec, game_class
 from skillcheck.errors import SkillcheckError
+from skillcheck.profiles import profile_methods
 from skillcheck.rng import MAX_SEED
 from skillcheck.schema import check_params, parameter_schema
 from skillcheck.serialization import game_from_params
@@ -231,6 +234,9 @@ class CreateCheck(msgspec.Struct, forbid_unknown_fields=True):
     #: numbers, the first greater; docs/rules.md, "Tiers"); omitted: the game's defaults. Read
     #: strictly by the library (422 ``invalid-parameter``, field ``tiers``), never converted.
     tiers: dict[str, Any] | None = None
+    #: Let the player ask for hints: the fair fast bot's move (it sees only what the player
+    #: sees), each one counted in the view and the revealed record.
+    hints: bool = False
 
 
 class MoveBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -326,13 +332,16 @@ def _player_action(
     check_id: str,
     data: ActionBody | None,
     doing: str,
-    operation: Literal["undo", "concede"],
+    operation: Literal["undo", "concede", "finish"],
 ) -> Response[CheckViewBody]:
-    """A player's action without arguments (undo, concede), with version and idempotency."""
+    """A player's action without arguments (undo, concede, finish), with version and
+    idempotency."""
     rt = _runtime(request)
     role = check_role(request, rt.settings, rt.store, check_id)
     require(role, Role.PLAYER, action=doing)
-    act = rt.service.undo if operation == "undo" else rt.service.concede
+    act = {"undo": rt.service.undo, "concede": rt.service.concede, "finish": rt.service.finish}[
+        operation
+    ]
     expected = None if data is None else data.expected_version
     view = act(
         check_id,
@@ -424,6 +433,7 @@ def _detail(name: str, cls: type[Game[Any]]) -> GameDetail:
         "schema": parameter_schema(cls),
         "examples": examples,
         "methods": list(api_methods(default)),
+        "profiles": profile_methods(default),
     }
 
 
@@ -561,7 +571,9 @@ class ChecksController(Controller):
             return rt.store.changed_since(gm, when)
 
         return ServerSentEvent(
-            summary_stream(rt.channels, gm, read, since),
+            summary_stream(
+                rt.channels, gm, read, since, max_seconds=float(rt.settings.stream_seconds)
+            ),
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
 
@@ -603,6 +615,7 @@ class ChecksController(Controller):
             metadata=data.metadata,
             character=data.character,
             tiers=data.tiers,
+            hints=data.hints,
         )
         player, spectator = new_token("sc_play"), new_token("sc_view")
         hook = None if webhook is None else CheckWebhook(created.check_id, *webhook)
@@ -689,6 +702,35 @@ class ChecksController(Controller):
     ) -> Response[CheckViewBody]:
         """Player only: the check ends as lost (reason ``conceded``)."""
         return _player_action(request, check_id, data, "conceding", "concede")
+
+    @post("/{check_id:str}/hint", summary="Ask for a hint", **_ACTION_ROUTE)
+    def hint(
+        self, request: Request[Any, Any, Any], check_id: str, data: ActionBody | None = None
+    ) -> Response[HintBody]:
+        """Player only, when the GM created the check with ``hints: true`` (else 422
+        ``hints-off``): the fair fast bot's move, which sees only what the player sees. The
+        position does not change, but the hint is logged: the version goes up by one and
+        ``hints_used`` (view, revealed record) counts it."""
+        rt = _runtime(request)
+        role = check_role(request, rt.settings, rt.store, check_id)
+        require(role, Role.PLAYER, action="asking for a hint")
+        expected = None if data is None else data.expected_version
+        move, view = rt.service.hint(
+            check_id,
+            expected_version=_expected_version(request, expected),
+            idempotency_key=_idempotency_key(request, role),
+        )
+        body: HintBody = {"hint": cast(MoveViewBody, move.to_dict()), "view": _view_body(view)}
+        return Response(body, headers={"ETag": etag(view.version)})
+
+    @post("/{check_id:str}/finish", summary="Finish a won check", **_ACTION_ROUTE)
+    def finish(
+        self, request: Request[Any, Any, Any], check_id: str, data: ActionBody | None = None
+    ) -> Response[CheckViewBody]:
+        """Player only, when the view's ``can_finish`` is true (every card is seen and a win
+        is proved; else 422 ``cannot-finish``): the server plays the winning moves, each
+        logged as a move, and the check ends won."""
+        return _player_action(request, check_id, data, "finishing the check", "finish")
 
     @post("/{check_id:str}/cancel", summary="Cancel (GM)", **_ACTION_ROUTE)
     def cancel(
@@ -777,6 +819,7 @@ class ChecksController(Controller):
             return [e.to_dict() for e in rt.service.events(check_id, since)]
 
         client = request.client.host if request.client is not None else "unknown"
+
         def still_allowed() -> bool:
             try:
                 check_role(request, rt.settings, rt.store, check_id, fresh=True)
@@ -786,7 +829,14 @@ class ChecksController(Controller):
 
         release = rt.streams.claim(check_id, client)
         stream = _holding(
-            event_stream(rt.channels, read, check_id, start, still_allowed=still_allowed),
+            event_stream(
+                rt.channels,
+                read,
+                check_id,
+                start,
+                still_allowed=still_allowed,
+                max_seconds=float(rt.settings.stream_seconds),
+            ),
             release,
         )
         weakref.finalize(stream, release)  # a stream never started still gives its slot back

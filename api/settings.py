@@ -90,6 +90,9 @@ class Settings:
     #: open thousands. Over either, 429 with Retry-After.
     streams_per_check: int = 16
     streams_per_client: int = 32
+    #: The longest a live stream stays open, in seconds; the client then resumes with
+    #: Last-Event-ID (proxies cut long connections anyway; this makes it the server's choice).
+    stream_seconds: int = 1800
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 1
@@ -111,6 +114,7 @@ class Settings:
             threads=int(env.get("SKILLCHECK_THREADS") or 4),
             streams_per_check=_positive(env, "SKILLCHECK_STREAMS_PER_CHECK", 16),
             streams_per_client=_positive(env, "SKILLCHECK_STREAMS_PER_CLIENT", 32),
+            stream_seconds=_positive(env, "SKILLCHECK_STREAM_SECONDS", 1800),
             host=env.get("SKILLCHECK_HOST") or "127.0.0.1",
             port=int(env.get("SKILLCHECK_PORT") or 8000),
             workers=int(env.get("SKILLCHECK_WORKERS") or 1),

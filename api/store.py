@@ -105,13 +105,15 @@ class Access:
 #: keys a view lacks (an older check, a server without tiers) are null.
 _SUMMARY_KEYS = (
     "check_id", "game", "params", "label", "character", "status", "version", "moves_made",
-    "degree", "tier", "tier_text", "created_at", "updated_at",
+    "degree", "tier", "tier_text", "created_at", "updated_at", "hints_used",
 )  # fmt: skip
+#: What a view written before a key existed stands for.
+_SUMMARY_DEFAULTS: dict[str, Any] = {"hints_used": 0}
 
 
 def summary_of(view: Mapping[str, Any]) -> dict[str, Any]:
     """What the GM's list shows of a check, from its view's JSON (which holds no hidden card)."""
-    return {key: view.get(key) for key in _SUMMARY_KEYS}
+    return {key: view.get(key, _SUMMARY_DEFAULTS.get(key)) for key in _SUMMARY_KEYS}
 
 
 class BadCursorError(ValueError):

@@ -50,14 +50,17 @@ new PerformanceObserver((list) => {
     window.__cls += entry.value;
     for (const source of entry.sources || []) {
       const node = source.node;
-      window.__moved.push(node ? node.id || String(node.className?.baseVal ?? node.className ?? "") || node.nodeName : "?");
+      const name = node && (node.id || String(node.className?.baseVal ?? node.className ?? ""));
+      window.__moved.push(node ? name || node.nodeName : "?");
     }
   }
 }).observe({ type: "layout-shift", buffered: true });
 """
 MEASURE = """() => {
   const at = (name) => performance.getEntriesByName(name)[0]?.startTime;
-  const view = at("skillcheck:view"), drawn = at("skillcheck:drawn"), painted = at("skillcheck:painted");
+  const view = at("skillcheck:view");
+  const drawn = at("skillcheck:drawn");
+  const painted = at("skillcheck:painted");
   return { drawn: drawn - view, painted: painted - view, total: painted, cls: window.__cls,
            moved: window.__moved };
 }"""
@@ -88,7 +91,7 @@ def make_check(http: httpx.Client, name: str, moves: int) -> str:
     return f"/play/{body['check_id']}#token={token}"
 
 
-def measure(browser: Any, url: str, size: str, loads: int, throttle: float) -> list[dict[str, float]]:
+def measure(browser: Any, url: str, size: str, loads: int, throttle: float) -> list[dict[str, Any]]:
     context = browser.new_context(**VIEWPORTS[size], reduced_motion="reduce")
     context.add_init_script(SHIFTS)
     results = []
@@ -100,7 +103,8 @@ def measure(browser: Any, url: str, size: str, loads: int, throttle: float) -> l
                 cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
             page.goto(url)
             # (polled from here: the page's policy forbids the eval a waiting predicate needs)
-            while not page.evaluate("() => performance.getEntriesByName('skillcheck:painted').length"):
+            painted = "() => performance.getEntriesByName('skillcheck:painted').length"
+            while not page.evaluate(painted):
                 page.wait_for_timeout(10)
             page.wait_for_timeout(100)  # shifts after the first paint count too
             results.append(page.evaluate(MEASURE))
@@ -119,7 +123,9 @@ def summary(values: list[float]) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--loads", type=int, default=20, help="page loads per game and viewport")
     parser.add_argument("--moves", type=int, default=6, help="moves played before the loads")
     parser.add_argument("--throttle", type=float, default=1, help="CPU slow-down factor")
@@ -149,13 +155,15 @@ def main() -> None:
     for column in ("game", "viewport", "view→drawn p50/p90/max ms", "view→painted p50/p90/max ms",
                    "navigation→painted p50 ms", "CLS max"):  # fmt: skip
         table.add_column(column)
-    for row in rows:
-        def three(key: str) -> str:
-            s = row[key]
-            return f"{s['p50']:.1f} / {s['p90']:.1f} / {s['max']:.1f}"
 
+    def three(row: dict[str, Any], key: str) -> str:
+        s = row[key]
+        return f"{s['p50']:.1f} / {s['p90']:.1f} / {s['max']:.1f}"
+
+    for row in rows:
         table.add_row(
-            row["game"], row["viewport"], three("view_to_drawn_ms"), three("view_to_painted_ms"),
+            row["game"], row["viewport"], three(row, "view_to_drawn_ms"),
+            three(row, "view_to_painted_ms"),
             f"{row['navigation_to_painted_ms']['p50']:.0f}", f"{row['cls_max']:.4f}",
         )  # fmt: skip
     Console().print(table)

@@ -156,8 +156,13 @@ def plan(name: str, target: float, profile: str, fixed: Mapping[str, Any]) -> Ca
             continue
         cells.append(options)
     if not cells:
-        assert first_error is not None
-        raise first_error
+        if first_error is not None:
+            raise first_error
+        game_from_options(name, fixed)  # the fixed options' own error, if they have one
+        raise ParameterError(
+            difficulty.parameter,
+            f"with these options {difficulty.parameter} has no value to choose from",
+        )
     methods = profile_methods(game_from_options(name, cells[0]))
     if profile not in methods:
         raise ParameterError(

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from skillcheck.records import GameRecord
 
 __all__ = [
+    "FINISH_MAX_STATES",
     "GAMES",
     "MAX_MOVE_CODE",
     "PARAMETER_KINDS",
@@ -69,6 +70,10 @@ __all__ = [
     "undo_policy",
     "undo_spec",
 ]
+
+
+#: The solver budget (positions) of :meth:`State.finishing_line`: a seen position is small.
+FINISH_MAX_STATES = 50_000
 
 
 class Move(ABC):
@@ -495,6 +500,26 @@ class State(ABC, Generic[MoveT]):
             self._outcome = self._loss_outcome(EndReason.UNWINNABLE)
             return True
         return False
+
+    def finishing_line(self, *, max_states: int = FINISH_MAX_STATES) -> tuple[MoveT, ...] | None:
+        """The moves that win from here when the check is won in substance, else None.
+
+        Won in substance: the deal hid cards, all of them are now seen (so finding the line
+        needs nothing the player lacks: the chance is over), and the solver proves a win within
+        ``max_states`` positions. A game without hidden cards (a puzzle such as Tower of Hanoy)
+        is never finished for the player: the finding is the check. Generic, so no game restates
+        a rule for it; deterministic, since the budget is in positions."""
+        if self._outcome is not None or self.hidden_codes():
+            return None
+        if not self.initial_position().hidden_codes():
+            return None
+        solver = self.game.solver()
+        if solver is None:
+            return None
+        solution = solver.solve(self, max_states=max_states)
+        if solution.result != "win":
+            return None
+        return tuple(solution.moves)
 
     def _evaluate(self) -> Outcome | None:
         goal = self._goal_outcome()

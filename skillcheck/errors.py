@@ -83,6 +83,24 @@ class UndoError(RuleError):
     code = "undo-not-allowed"
 
 
+class HintsNotAllowedError(RuleError):
+    """The check's GM did not allow hints."""
+
+    code = "hints-off"
+
+
+class NoHintError(RuleError):
+    """The hint bot has no move to suggest here."""
+
+    code = "no-hint"
+
+
+class CannotFinishError(RuleError):
+    """The check is not won in substance, so it cannot be finished for the player."""
+
+    code = "cannot-finish"
+
+
 class RecordError(SkillcheckError):
     """A game record that does not replay to what it claims."""
 

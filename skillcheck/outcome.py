@@ -149,7 +149,7 @@ class Tiers:
         if not isinstance(data, Mapping):
             raise ParameterError(
                 "tiers",
-                f"tiers must be an object {{\"critical_success\": N, \"critical_failure\": N}}, "
+                f'tiers must be an object {{"critical_success": N, "critical_failure": N}}, '
                 f"not {type(data).__name__}",
             )
         unknown = sorted(str(k) for k in data if k not in TIER_KEYS)
@@ -162,8 +162,8 @@ class Tiers:
         missing = [k for k in TIER_KEYS if k not in data]
         if missing:
             raise ParameterError(
-                "tiers", f"tiers.{missing[0]} is missing: give both critical_success and "
-                "critical_failure"
+                "tiers",
+                f"tiers.{missing[0]} is missing: give both critical_success and critical_failure",
             )
         return cls(data["critical_success"], data["critical_failure"])
 

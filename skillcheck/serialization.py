@@ -36,6 +36,8 @@ def _card_parser(deck: Deck) -> Callable[[Any, Any], Any]:
 for _deck in DECKS.values():  # every deck's cards travel as their codes
     converter.register_unstructure_hook(_deck.card_type, _card_code)
     converter.register_structure_hook(_deck.card_type, _card_parser(_deck))
+
+
 def first_domain_error(exc: BaseException) -> SkillcheckError | None:
     if isinstance(exc, SkillcheckError):
         return exc

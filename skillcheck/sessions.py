@@ -42,13 +42,17 @@ from typing import Any, Final, Protocol, runtime_checkable
 import attrs
 from attrs import field, frozen
 
+from skillcheck.board import MoveView
 from skillcheck.engine import UNDO, Game, Outcome, State, Status, Tier, Tiers
 from skillcheck.errors import (
+    CannotFinishError,
     CheckEndedError,
     CheckNotFoundError,
     CommitmentError,
+    HintsNotAllowedError,
     IdempotencyConflictError,
     IdempotencyKeyExistsError,
+    NoHintError,
     ParameterError,
     ParseError,
     RecordError,
@@ -59,12 +63,15 @@ from skillcheck.errors import (
 from skillcheck.records import UNWINNABLE_PROOF_STATES, GameRecord, read_json_object, verify
 from skillcheck.rng import draw_seed, validate_seed
 from skillcheck.serialization import converter, game_from_params, game_params
+from skillcheck.solving import make_bot
 
 __all__ = [
     "CANCEL",
     "COMMITMENT_SCHEME",
     "CONCEDE",
     "DEFAULT_UNWINNABLE_MAX_STATES",
+    "HINT",
+    "HINT_BOT",
     "REVEALED_FORMAT",
     "UNDO",
     "UNWINNABLE",
@@ -103,6 +110,12 @@ logger = logging.getLogger(__name__)
 CONCEDE: Final = "concede"
 CANCEL: Final = "cancel"
 UNWINNABLE: Final = "unwinnable"
+#: A hint taken (the suggested move in the action's note): counted, changes no position.
+HINT: Final = "hint"
+#: The note on the moves :meth:`SessionService.finish` played for the player.
+FINISHED_FOR_PLAYER: Final = "finish"
+#: The fair bot whose move a hint is (it sees only what the player sees; never the solver).
+HINT_BOT: Final = "fast"
 #: Names the commitment recipe (docs/sessions.md); a new recipe would get a new name.
 COMMITMENT_SCHEME: Final = "sha256-canonical-json/1"
 #: The ``format`` of a revealed record (a game record with the salt and the commitment).
@@ -138,6 +151,8 @@ class EventKind(enum.Enum):
     CREATED = "created"
     MOVED = "moved"
     UNDONE = "undone"
+    #: The player took a hint (the position is unchanged; the count is in the view).
+    HINT = "hint"
     ENDED = "ended"
     CANCELLED = "cancelled"
 
@@ -201,6 +216,8 @@ class CheckConfig:
     #: The GM's tier thresholds (``{"critical_success": N, "critical_failure": N}``); None:
     #: the game's defaults (docs/rules.md, "Tiers").
     tiers: dict[str, int] | None = None
+    #: The GM allows hints: the fair fast bot's move on request, each one counted in the record.
+    hints: bool = False
 
     def build_game(self) -> Game[Any]:
         game: Game[Any] = game_from_params(self.game, self.params)
@@ -222,6 +239,7 @@ class CheckConfig:
             "character": self.character,
             "seed_chosen": self.seed_chosen,
             "tiers": None if self.tiers is None else dict(self.tiers),
+            "hints": self.hints,
         }
 
 
@@ -345,6 +363,11 @@ class CheckView:
     character: str | None = None
     #: The GM chose the seed: the deal was fixed before play, but not at random.
     seed_chosen: bool = False
+    #: The check allows hints, and how many the player has taken.
+    hints: bool = False
+    hints_used: int = 0
+    #: The check is won in substance and :meth:`SessionService.finish` would play it out.
+    can_finish: bool = False
 
     @property
     def is_over(self) -> bool:
@@ -386,6 +409,9 @@ class CheckView:
             "created_at": self.created_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
             "character": self.character,
+            "hints": self.hints,
+            "hints_used": self.hints_used,
+            "can_finish": self.can_finish,
         }
 
 
@@ -493,6 +519,8 @@ class RevealedRecord:
     cancel_reason: str | None = None
     #: The GM chose the seed (bound into the commitment, docs/sessions.md).
     seed_chosen: bool = False
+    #: Hints the player took (the fair fast bot's moves, asked for during play).
+    hints_used: int = 0
     format: str = REVEALED_FORMAT
 
     def verify(self) -> State[Any]:
@@ -529,6 +557,7 @@ class RevealedRecord:
             "salt": self.salt,
             "cancel_reason": self.cancel_reason,
             "seed_chosen": self.seed_chosen,
+            "hints_used": self.hints_used,
             "record": self.record.to_dict(),
         }
 
@@ -547,9 +576,15 @@ class RevealedRecord:
             raise ParseError(
                 f"a revealed record's seed_chosen is true or false, not {seed_chosen!r}"
             )
+        hints_used = data.get("hints_used", 0)
+        if isinstance(hints_used, bool) or not isinstance(hints_used, int) or hints_used < 0:
+            raise ParseError(
+                f"a revealed record's hints_used is a whole number from 0, not {hints_used!r}"
+            )
         try:
             revealed = cls(
                 seed_chosen=seed_chosen,
+                hints_used=hints_used,
                 check_id=str(data["check_id"]),
                 status=CheckStatus(data["status"]),
                 commitment=str(data["commitment"]),
@@ -812,6 +847,7 @@ class _Live:
     state: State[Any]
     cancelled: bool = False
     cancel_reason: str | None = None
+    hints_used: int = 0
 
 
 @frozen
@@ -850,6 +886,7 @@ class SessionService:
         #: a stale one (another process acted), which is then reloaded.
         self._heads: OrderedDict[str, StoredCheck] = OrderedDict()
         self._cache_size = cache_size
+        self._finish_lines: OrderedDict[tuple[str, int], tuple[Any, ...] | None] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._subscriptions: list[Subscription] = []
         self._subscriptions_lock = threading.Lock()
@@ -873,6 +910,7 @@ class SessionService:
         tiers: Tiers | Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
         character: str | None = None,
+        hints: bool = False,
     ) -> CreatedCheck:
         """Create a check and commit to its deal.
 
@@ -889,6 +927,8 @@ class SessionService:
             seed = validate_seed(seed)
         if not isinstance(end_when_lost, bool):
             raise ParameterError("end_when_lost", "end_when_lost is true or false")
+        if not isinstance(hints, bool):
+            raise ParameterError("hints", "hints is true or false")
         if (
             isinstance(unwinnable_max_states, bool)
             or not isinstance(unwinnable_max_states, int)
@@ -915,6 +955,7 @@ class SessionService:
             character=character,
             seed_chosen=seed is not None,
             tiers=chosen,
+            hints=hints,
         )
 
         idempotency: IdempotencyRecord | None = None
@@ -1080,6 +1121,73 @@ class SessionService:
             return builder.done()
 
         return self._act(check_id, {"op": "concede"}, step, expected_version, idempotency_key)
+
+    def hint(
+        self,
+        check_id: str,
+        *,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> tuple[MoveView, CheckView]:
+        """The fair fast bot's move for the player (it sees only what the player sees; never
+        the solver, which knows the hidden cards), if the GM allowed hints
+        (:class:`HintsNotAllowedError` otherwise). The position does not change; the hint is
+        logged, so the version goes up and the record counts it."""
+
+        def step(stored: StoredCheck, live: _Live, now: datetime) -> _Change:
+            if not stored.config.hints:
+                raise HintsNotAllowedError(
+                    "the GM did not allow hints for this check (a check is created with "
+                    "hints: true to allow them)"
+                )
+            state = live.state
+            move = make_bot(state.game, HINT_BOT).choose(state.game, state.observation())
+            if move is None or not state.is_legal(move):
+                raise NoHintError("there is no move to suggest here: conceding is all that is left")
+            builder = _ChangeBuilder(self, stored, live, now)
+            builder.add(Action(HINT, now, move.code), state)
+            builder.event(
+                EventKind.HINT, {"move": move.code, "hints_used": builder.live.hints_used}
+            )
+            return builder.done()
+
+        view = self._act(check_id, {"op": "hint"}, step, expected_version, idempotency_key)
+        stored = self._load(check_id)
+        note = stored.actions[view.version - 1].note
+        live = self._live(stored, view.version)
+        game = live.state.game
+        assert note is not None
+        return game.move_view(live.state.observation(), game.parse_move(note)), view
+
+    def finish(
+        self,
+        check_id: str,
+        *,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> CheckView:
+        """Play out a check that is won in substance (the view's ``can_finish``: every hidden
+        card is seen and a win is proved, :meth:`State.finishing_line`); otherwise
+        :class:`CannotFinishError`. The moves go into the log one by one, as if played."""
+
+        def step(stored: StoredCheck, live: _Live, now: datetime) -> _Change:
+            line = self._finishing_line(stored.check_id, live)
+            if not line:
+                raise CannotFinishError(
+                    "this check cannot be finished for you: it is finished only once every card "
+                    "is seen and a win is certain"
+                )
+            state = live.state.copy()
+            builder = _ChangeBuilder(self, stored, live, now)
+            for move in line:
+                state.push(move)
+                builder.add(Action(move.code, now, FINISHED_FOR_PLAYER), state)
+                builder.event(EventKind.MOVED, {"move": move.code})
+            if state.is_terminal():
+                builder.ended()
+            return builder.done()
+
+        return self._act(check_id, {"op": "finish"}, step, expected_version, idempotency_key)
 
     def cancel(
         self,
@@ -1339,7 +1447,23 @@ class SessionService:
             updated_at=updated_at,
             character=stored.config.character,
             seed_chosen=stored.config.seed_chosen,
+            hints=stored.config.hints,
+            hints_used=live.hints_used,
+            can_finish=in_progress and bool(self._finishing_line(stored.check_id, live)),
         )
+
+    def _finishing_line(self, check_id: str, live: _Live) -> tuple[Any, ...] | None:
+        """:meth:`State.finishing_line` of a check's position, worked out once per version."""
+        key = (check_id, live.version)
+        with self._cache_lock:
+            if key in self._finish_lines:
+                return self._finish_lines[key]
+        line = None if live.cancelled else live.state.copy().finishing_line()
+        with self._cache_lock:
+            self._finish_lines[key] = line
+            while len(self._finish_lines) > self._cache_size:
+                self._finish_lines.popitem(last=False)
+        return line
 
     def _revealed(self, stored: StoredCheck, live: _Live, status: CheckStatus) -> RevealedRecord:
         record = live.state.record(reveal=True, tiers=stored.config.thresholds)
@@ -1354,6 +1478,7 @@ class SessionService:
             record=record,
             cancel_reason=live.cancel_reason,
             seed_chosen=stored.config.seed_chosen,
+            hints_used=live.hints_used,
         )
 
     def _dispatch(self, check_id: str, events: Sequence[CheckEvent]) -> None:
@@ -1430,7 +1555,8 @@ class _ChangeBuilder:
     def add(self, action: Action, state: State[Any], *, cancel: bool = False) -> None:
         self.actions.append(action)
         version = self.live.version + 1
-        self.live = _Live(version, state, cancel, action.note if cancel else None)
+        hints = self.live.hints_used + (action.code == HINT)
+        self.live = _Live(version, state, cancel, action.note if cancel else None, hints)
         self._view = self._view_dict = None
 
     def event(self, kind: EventKind, payload: dict[str, Any]) -> None:
@@ -1491,10 +1617,12 @@ def _replay(stored: StoredCheck, version: int) -> _Live:
     """Rebuild a check's position after its first ``version`` actions."""
     config = stored.config
     state = config.build_game().new_state(stored.seed)
-    cancelled, reason = False, None
+    cancelled, reason, hints = False, None, 0
     for number, action in enumerate(stored.actions[:version], 1):
         try:
-            if action.code == UNDO:
+            if action.code == HINT:
+                hints += 1
+            elif action.code == UNDO:
                 state.undo()
             elif action.code == CONCEDE:
                 state.concede()
@@ -1513,7 +1641,7 @@ def _replay(stored: StoredCheck, version: int) -> _Live:
                 f"check {stored.check_id!r} cannot be replayed: action {number} "
                 f"({action.code}): {exc}"
             ) from None
-    return _Live(version, state, cancelled, reason)
+    return _Live(version, state, cancelled, reason, hints)
 
 
 # Status values must line up with the check statuses they are mapped to.

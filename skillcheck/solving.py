@@ -69,6 +69,7 @@ class PlayableGame(Protocol[S_co]):
 
     def bots(self) -> Mapping[str, Callable[[], Bot]]: ...
 
+
 #: Autoplay concedes a check after this many moves (a bot that wanders never hangs a caller).
 MAX_AUTOPLAY_MOVES = 5000
 

@@ -10,6 +10,7 @@ SKILLCHECK_FRAME_ANCESTORS, no rate limit.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -41,7 +42,20 @@ needs_node = pytest.mark.skipif(NODE is None, reason="Node.js (node) is not inst
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    folder = tmp_path_factory.mktemp("api-examples")
+    with examples_server(tmp_path_factory.mktemp("api-examples")) as base:
+        yield base
+
+
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[str]:
+    """A server of the test's own, for a test that reads every check the GM has (the module's
+    server holds the checks of whichever tests ran before on this worker)."""
+    with examples_server(tmp_path) as base:
+        yield base
+
+
+@contextlib.contextmanager
+def examples_server(folder: Path) -> Iterator[str]:
     env = {
         "SKILLCHECK_DATABASE_URL": f"sqlite:///{folder / 'checks.sqlite3'}",
         "SKILLCHECK_GM_KEYS": GM_KEY,
@@ -280,121 +294,228 @@ def test_cors_preflight_from_the_foundry_origin(server: str) -> None:
 
 
 # ---- Owlbear Rodeo -------------------------------------------------------------------------------
+# The extension's browser side runs in Chromium in tests/browser/test_owlbear_extension.py; here its
+# logic (examples/owlbear/skillcheck.js: no DOM, no SDK) runs under Node against the real server.
+
+OWLBEAR = EXAMPLES / "owlbear"
 
 
 def test_owlbear_manifest_has_what_owlbear_rodeo_requires() -> None:
-    folder = EXAMPLES / "owlbear"
-    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest = json.loads((OWLBEAR / "manifest.json").read_text(encoding="utf-8"))
     assert isinstance(manifest["name"], str) and 0 < len(manifest["name"]) <= 45
     assert isinstance(manifest["version"], str) and manifest["version"]
     assert manifest["manifest_version"] == 1
+    assert manifest["author"] and manifest["homepage_url"].startswith("https://")
     assert isinstance(manifest["description"], str) and len(manifest["description"]) <= 128
     action = manifest["action"]
-    assert {"title", "icon", "popover"} <= action.keys()
-    for path in (manifest["icon"], action["icon"], action["popover"]):
-        assert path.startswith("/") and (folder / path.lstrip("/")).is_file(), path
-    page = (folder / action["popover"].lstrip("/")).read_text(encoding="utf-8")
-    assert 'src="./main.js"' in page and '"@owlbear-rodeo/sdk"' in page
-    imports = re.search(r'<script type="importmap">(.*?)</script>', page, re.S)
-    assert imports and json.loads(imports[1])["imports"]["@owlbear-rodeo/sdk"]
+    assert {"title", "icon", "popover", "height", "width"} <= action.keys()
+    for path in (manifest["icon"], action["icon"], action["popover"], manifest["background_url"]):
+        assert path.startswith("/") and (OWLBEAR / path.lstrip("/")).is_file(), path
+    # Both pages load their script, which imports the SDK vendored next to them (no build step).
+    for page, script in (
+        (action["popover"], "popover.js"),
+        (manifest["background_url"], "background.js"),
+    ):
+        html = (OWLBEAR / page.lstrip("/")).read_text(encoding="utf-8")
+        assert f'<script type="module" src="./{script}"></script>' in html
+        code = (OWLBEAR / script).read_text(encoding="utf-8")
+        assert 'import OBR from "./vendor/owlbear-rodeo-sdk.js";' in code
+    # The bundle, pinned to SDK 3.1.0, with the script that makes it and the licences inside it.
+    vendor = OWLBEAR / "vendor"
+    assert (
+        (vendor / "owlbear-rodeo-sdk.js")
+        .read_text(encoding="utf-8")
+        .startswith("/* @owlbear-rodeo/sdk 3.1.0 (MIT")
+    )
+    assert "SDK_VERSION=3.1.0" in (vendor / "build.sh").read_text(encoding="utf-8")
+    assert "Copyright (c) Owlbear Rodeo" in (vendor / "LICENSE").read_text(encoding="utf-8")
+    bundled = (vendor / "THIRD-PARTY-LICENSES").read_text(encoding="utf-8")
+    assert all(f"==== {dep} " in bundled for dep in ("events", "immer", "js-base64", "uuid"))
 
 
 OWLBEAR_DRIVER = r"""
-const [mainPath, api, gmKey, origin] = process.argv.slice(1);
-const main = await import(mainPath);
-
-// A stand-in for the OBR SDK: one room, three connected clients.
-const room = {};
-const listeners = new Map();
-function client(id, role) {
-  return {
-    player: { getId: async () => id, getRole: async () => role },
-    room: {
-      getMetadata: async () => structuredClone(room),
-      setMetadata: async (update) => { Object.assign(room, structuredClone(update)); },
-    },
-    broadcast: {
-      sendMessage: async (channel, data) => {  // destination REMOTE: every other client
-        for (const [who, cb] of listeners.get(channel) ?? []) {
-          if (who !== id) cb({ data, connectionId: id });
-        }
-      },
-      onMessage: (channel, cb) => {
-        const entry = [id, cb];
-        listeners.set(channel, [...(listeners.get(channel) ?? []), entry]);
-        return () => listeners.set(channel, listeners.get(channel).filter((e) => e !== entry));
-      },
-    },
-  };
-}
-const gm = client("gm-1", "GM");
-const mira = client("player-mira", "PLAYER");
-const bo = client("player-bo", "PLAYER");
-const got = { mira: [], bo: [] };
-main.onPlayerLink(mira, "player-mira", (m) => got.mira.push(m));
-main.onPlayerLink(bo, "player-bo", (m) => got.bo.push(m));
+const [modulePath, api, gmKey, origin] = process.argv.slice(1);
+const sc = await import(modulePath);
+const out = {};
 
 // The extension's fetch as a browser on the extension's origin makes it.
 const allowOrigin = [];
-const browserFetch = async (url, init) => {
+const browserFetch = async (url, init = {}) => {
   const response = await fetch(url, { ...init, headers: { ...init.headers, Origin: origin } });
   allowOrigin.push(response.headers.get("access-control-allow-origin"));
   return response;
 };
-const created = await main.createCheck({
-  api, gmKey, label: "Mira picks the lock", fetchImpl: browserFetch,
-  params: main.quotaParams({ suit: "moons", skill: 3, quota: 3, level: 6 }),
+const server = sc.serverUrl(api + "/");
+const gm = new sc.Api(server, gmKey, browserFetch);
+
+// The form: the game's parameters from its schema, started at its first example.
+const detail = await gm.game("three-towers");
+const start = Object.entries(sc.startValues(detail));
+const raw = Object.fromEntries(start.map(([k, v]) => [k, v ?? ""]));
+raw.level = "6"; raw.skill = "3"; raw.quota = "3";
+const read = sc.readParams(detail.parameters, raw);
+out.params = read.params;
+out.badNumber = sc.readParams(detail.parameters, { ...raw, level: "six" });
+out.missing = sc.readParams(detail.parameters, { ...raw, level: "" });
+
+// Which player a token belongs to.
+const players = [
+  { id: "gm-1", name: "Gwen", role: "GM", connectionId: "c-gm", metadata: {} },
+  { id: "player-mira", name: "Mira", role: "PLAYER", connectionId: "c-mira", metadata: {} },
+  { id: "player-bo", name: "Bo", role: "PLAYER", connectionId: "c-bo", metadata: {} },
+];
+const token = { id: "t1", name: "Mira", createdUserId: "gm-1", text: { plainText: "" } };
+out.guessByName = sc.playerForToken(token, players)?.id;
+const wolf = { ...token, name: "Wolf", createdUserId: "player-bo" };
+out.guessByOwner = sc.playerForToken(wolf, players)?.id;
+out.guessRemembered = sc.playerForToken(token, players, { t1: "player-bo" })?.id;
+out.tokenLabel = sc.tokenName({ name: "Token 3", text: { plainText: " Sir Bo " } });
+
+// Create the check as the popover does.
+const created = await gm.create(sc.checkBody({
+  game: "three-towers", params: read.params, label: "Pick the lock", character: "Mira",
+  metadata: { owlbear_room: "room-1", owlbear_token: "t1" },
+}));
+out.checkId = created.check_id;
+const playerUrl = sc.playUrl(server, created.check_id, created.player_token);
+out.playerUrl = playerUrl;
+
+// The link sealed for Mira: only Mira's key opens it.
+const mira = await sc.makeKeyPair();
+const bo = await sc.makeKeyPair();
+players[1].metadata[sc.PLAYER_KEY] = { id: mira.id, jwk: mira.publicJwk };
+players[2].metadata[sc.PLAYER_KEY] = { id: bo.id, jwk: bo.publicJwk };
+const message = await sc.linkMessage(players[1], {
+  checkId: created.check_id, url: playerUrl, label: "Pick the lock", character: "Mira",
 });
-await main.shareCheck(gm, {
-  api, created, playerId: "player-mira", playerName: "Mira", label: "Mira picks the lock",
+out.message = message;
+out.miraOpens = await sc.openLink(message, "player-mira", mira);
+out.boOpens = await sc.openLink({ ...message, to: "player-bo", key: bo.id }, "player-bo", bo);
+const ct = message.sealed.ct;
+const flipped = (ct.startsWith("A") ? "B" : "A") + ct.slice(1);
+const altered = { ...message, sealed: { ...message.sealed, ct: flipped } };
+out.tampered = await sc.openLink(altered, "player-mira", mira);
+const forged = await sc.linkMessage(players[1], {
+  checkId: "x", url: "https://evil.example/login", label: "", character: "",
 });
-let refused = null;
-try {
-  await main.createCheck({
-    api, gmKey: "not-a-key", label: "x", fetchImpl: browserFetch,
-    params: main.quotaParams({ suit: "moons", skill: 3, quota: 3 }),
+out.forged = await sc.openLink(forged, "player-mira", mira);
+out.noKey = await sc.linkMessage({ ...players[2], metadata: {} }, { checkId: "x", url: playerUrl });
+
+// Results: one check ends before the GM's follower starts (caught up from the list), one while
+// it follows (from the stream).
+const concede = (id, playerToken) => fetch(`${server}/v1/checks/${id}/concede`, {
+  method: "POST", headers: { Authorization: `Bearer ${playerToken}` },
+});
+await concede(created.check_id, created.player_token);
+const second = await gm.create(sc.checkBody({
+  game: "three-towers", params: read.params, label: "Swim", character: "Bo",
+}));
+const ended = [];
+let live;
+const isLive = new Promise((resolve) => { live = resolve; });
+const follower = new sc.ResultFollower(gm, {
+  onEnd: (summary) => ended.push(sc.resultOf(summary)),
+  onMode: (mode) => { if (mode === "live") live(); },
+});
+follower.run();
+await isLive;
+const deadline = Date.now() + 10000;
+const until = async (id) => {
+  while (!ended.some((r) => r.check_id === id) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
+await until(created.check_id);
+await concede(second.check_id, second.player_token);
+await until(second.check_id);
+follower.stop();
+out.ended = ended;
+out.secondId = second.check_id;
+out.text = sc.resultText(ended.find((r) => r.check_id === second.check_id));
+const refused = [];
+await new sc.ResultFollower(new sc.Api(server, "not-a-key", browserFetch), {
+  onEnd: () => {}, onMode: (mode) => refused.push(mode),
+}).run();
+out.refusedModes = refused;
+
+// The room's list stays small however many checks there are.
+let list = [];
+for (let i = 0; i < 40; i++) {
+  const entry = sc.roomEntry({
+    check_id: `c${i}`, label: "x".repeat(200), character: "y".repeat(200),
+    watch: sc.playUrl(server, `c${i}`, "sc_view_" + "z".repeat(43)),
+    created_at: new Date(1e12 + i * 1000).toISOString(),
   });
-} catch (error) { refused = error.problem.code; }
-const listed = await main.roomChecks(bo);
-const checkId = created.check_id;
-console.log(JSON.stringify({ check_id: checkId, got, room: listed, allowOrigin, refused }));
+  list = sc.mergeRoomList(list, [entry]);
+}
+out.listLength = list.length;
+out.listBytes = sc.jsonBytes(list);
+out.listNewest = list[0].check_id;
+const ending = sc.roomEntry({ check_id: "c39", created_at: list[0].at }, ended[0]);
+out.updated = sc.mergeRoomList(list, [ending])[0];
+
+// The server's address.
+out.addresses = [
+  "https://checks.example.org/", "http://127.0.0.1:8000", "http://checks.example.org",
+  "https://checks.example.org/?a=1", "not a url",
+].map((text) => {
+  try { return sc.serverUrl(text); } catch (error) { return "refused"; }
+});
+out.allowOrigin = [...new Set(allowOrigin)];
+console.log(JSON.stringify(out));
 """
 
 
 @needs_node
-def test_owlbear_extension_shares_the_player_link(server: str) -> None:
+def test_owlbear_extension_logic_under_node(own_server: str) -> None:
+    """The popover's form, the sealed player link, the GM's result follower and the room's
+    list, run under Node 20 against the real server as a browser on the extension's origin."""
     assert NODE is not None
+    server = own_server
     done = run(
         [NODE, "--input-type=module", "-e", OWLBEAR_DRIVER,
-         (EXAMPLES / "owlbear" / "main.js").as_uri(), server, GM_KEY, EXTENSION_ORIGIN],
+         (OWLBEAR / "skillcheck.js").as_uri(), server, GM_KEY, EXTENSION_ORIGIN],
         {},
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    check_id = result["check_id"]
-    assert result["allowOrigin"] == [EXTENSION_ORIGIN, EXTENSION_ORIGIN]  # CORS lets it read both
-    assert result["refused"] == "forbidden"
-    assert result["got"]["bo"] == []  # only the addressee shows the player link
-    [message] = result["got"]["mira"]
-    page, _, fragment = message["url"].partition("#")
-    assert page == f"{server}/play/{check_id}" and fragment.startswith("token=sc_play_")
-    player_token = fragment.removeprefix("token=")
-    [listed] = result["room"]
-    assert listed["check_id"] == check_id and "sc_play_" not in json.dumps(listed)
-    spectator_token = listed["spectator_url"].partition("#token=")[2]
-    assert spectator_token.startswith("sc_view_")
-
-    # The player's page may be framed by Owlbear Rodeo and by the extension's own page.
-    shown = httpx.get(page)
-    assert shown.status_code == 200 and "text/html" in shown.headers["content-type"]
-    directives = [d.strip() for d in shown.headers["content-security-policy"].split(";")]
-    [ancestors] = [d for d in directives if d.startswith("frame-ancestors ")]
-    assert ancestors.startswith("frame-ancestors 'self'")
-    assert OBR_ORIGIN in ancestors and EXTENSION_ORIGIN in ancestors
-    # The tokens in the links work, each for its role.
-    view = httpx.get(f"{server}/v1/checks/{check_id}", headers=bearer(player_token))
-    assert view.status_code == 200 and view.json()["status"] == "in_progress"
-    watched = httpx.post(f"{server}/v1/checks/{check_id}/concede", headers=bearer(spectator_token))
-    assert watched.status_code == 403
-    conceded = httpx.post(f"{server}/v1/checks/{check_id}/concede", headers=bearer(player_token))
-    assert conceded.status_code == 200 and conceded.json()["status"] == "lost"
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    # CORS let the extension's origin read every answer.
+    assert out["allowOrigin"] == [EXTENSION_ORIGIN]
+    # The form: nested params as the schema says, refusals in words naming the field.
+    assert out["params"]["level"] == 6 and out["params"]["variant"] == {
+        "kind": "quota", "suit": "moons", "skill": 3, "quota": 3,
+    }  # fmt: skip
+    assert out["badNumber"] == {"error": "Level must be a whole number.", "field": "level"}
+    assert out["missing"] == {"error": "Level is needed.", "field": "level"}
+    assert (out["guessByName"], out["guessByOwner"], out["guessRemembered"]) == (
+        "player-mira", "player-bo", "player-bo",
+    )  # fmt: skip
+    assert out["tokenLabel"] == "Sir Bo"
+    # The check the popover made is on the server, for the character.
+    check_id = out["checkId"]
+    view = httpx.get(f"{server}/v1/checks/{check_id}", headers=bearer(GM_KEY)).json()
+    assert view["character"] == "Mira" and view["label"] == "Pick the lock"
+    assert view["metadata"] == {"owlbear_room": "room-1", "owlbear_token": "t1"}
+    # The link travels sealed: neither the token nor the URL is readable in the broadcast.
+    message = out["message"]
+    assert message["to"] == "player-mira" and "sc_play_" not in json.dumps(message)
+    assert out["miraOpens"]["url"] == out["playerUrl"] and out["miraOpens"]["check_id"] == check_id
+    assert out["boOpens"] is None and out["tampered"] is None and out["forged"] is None
+    assert out["noKey"] is None
+    # Both ends reached the follower, once each; the GM key was refused without retrying.
+    results = {r["check_id"]: r for r in out["ended"]}
+    assert set(results) == {check_id, out["secondId"]} and len(out["ended"]) == 2
+    first = results[check_id]
+    assert first["status"] == "lost" and first["character"] == "Mira"
+    assert first["result"] == first["tier_text"] and first["tier"] in (
+        "failure",
+        "critical_failure",
+    )
+    assert out["text"] == f"Bo — Swim: {results[out['secondId']]['result']}"
+    assert out["refusedModes"] == ["stopped"]
+    # The room's list: at most 12 checks and 4 kB of the room's 16 kB, newest first.
+    assert out["listLength"] <= 12 and out["listBytes"] <= 4096 and out["listNewest"] == "c39"
+    assert out["updated"]["check_id"] == "c39" and out["updated"]["status"] == "lost"
+    assert out["addresses"] == [
+        "https://checks.example.org", "http://127.0.0.1:8000", "refused", "refused", "refused",
+    ]  # fmt: skip

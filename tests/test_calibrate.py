@@ -113,3 +113,15 @@ def test_the_command_computes_with_progress_when_asked_for_deals() -> None:
     assert data["source"] == "computed" and [c["deals"] for c in data["choices"]] == [2, 2]
     refused = CliRunner().invoke(main, ["calibrate", "hanoy", "--target", "2", "--skill", "2"])
     assert refused.exit_code == 2 and "from 0 to 1" in refused.output
+
+
+def test_options_that_leave_no_difficulty_value_are_a_parameter_error() -> None:
+    """Found by schemathesis: skill 0 leaves a quota check no quota to choose (it was an
+    assertion, a 500 through the API)."""
+    from skillcheck.calibrate import plan
+    from skillcheck.errors import ParameterError
+
+    with pytest.raises(ParameterError):
+        plan("three-towers", 0.5, "casual", {"skill": 0})
+    with pytest.raises(ParameterError):
+        plan("three-towers", 0.5, "casual", {"suit": "moons", "skill": 0})

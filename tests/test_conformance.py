@@ -79,6 +79,7 @@ from skillcheck.engine import (
 )
 from skillcheck.records import GameRecord, verify
 from skillcheck.serialization import game_from_params, game_params
+from skillcheck.sessions import HINT_BOT, SessionService
 from skillcheck.solving import autoplay
 
 CASES = cases()
@@ -109,6 +110,8 @@ BRUTE_NODES = 200_000
 CLAIMS_ALONG = 20
 #: Bots that play quickly enough for the soundness check (the others run in the slow suite).
 QUICK_BOTS = ("random", "fast")
+#: Positions along a line at which ``finishing_line`` is asked.
+FINISH_CHECKS = 40
 
 # ---- the registry and the examples ---------------------------------------------------------------
 
@@ -845,3 +848,52 @@ def check_claims_along(state: State[Any], line: tuple[Any, ...], where: str) -> 
                 f"{where}: shortest from the start is {len(line)} moves, but after move {index} "
                 f"of that line the solver claims {len(answer.moves)}, not {len(line) - index}"
             )
+
+
+# ---- hints and finishing a won check -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "params"), CASES)
+def test_every_game_gives_hints_from_its_fair_fast_bot(name: str, params: dict[str, Any]) -> None:
+    game = build(name, params)
+    assert HINT_BOT in game.bots(), f"{name} has no {HINT_BOT!r} bot: hints need one"
+    service = SessionService()
+    created = service.create(name, game_params(game), seed=FIXED_SEEDS[0], hints=True)
+    hint, view = service.hint(created.check_id)
+    assert hint.to_dict() in [dict(m) for m in view.moves]
+    assert view.hints_used == 1 and view.moves_made == 0
+
+
+@pytest.mark.parametrize("seed", FIXED_SEEDS)
+@pytest.mark.parametrize(("name", "params"), CASES)
+def test_a_check_is_finished_for_the_player_only_in_plain_sight_and_only_to_a_win(
+    name: str, params: dict[str, Any], seed: int
+) -> None:
+    """``finishing_line`` is None while a card is hidden, always in a game that hides nothing
+    at the start, and otherwise a line the rules replay to a win."""
+    game = build(name, params)
+    state = game.new_state(seed)
+    hid_something = bool(state.hidden_codes())
+    solver = game.solver()
+    solution = None if solver is None else solver.solve(state, max_states=SOLVER_STATES)
+    if solution is not None and solution.result == "win":
+        line = list(solution.moves)
+    else:
+        line = list(autoplay(game, QUICK_BOTS[-1], seed).moves)
+    offered = 0
+    # a solver's certificate may shuffle cards for thousands of moves once all is seen: ask at
+    # FINISH_CHECKS positions spread over the line, and at every position before that
+    step = max(1, len(line) // FINISH_CHECKS)
+    for number, move in enumerate([*line, None]):
+        if number % step == 0 or move is None:
+            finish = state.finishing_line()
+            if state.hidden_codes() or not hid_something or state.is_terminal():
+                assert finish is None
+            elif finish is not None:
+                offered += 1
+                replays_to_a_win(state, finish)
+        if move is None or state.is_terminal():
+            break
+        state.push(move)
+    if solution is not None and solution.result == "win" and not hid_something:
+        assert offered == 0

@@ -24,6 +24,9 @@ const state = {
   cursor: null,
   feed: null,
   odds: null, // the AbortController of the odds being fetched
+  oddsQuery: null, // the query of the odds shown (URLSearchParams)
+  lastOdds: null, // the odds answer shown
+  careful: null, // the AbortController of the careful player's odds being computed
   announced: new Set(), // checks whose end was announced
 };
 
@@ -386,22 +389,29 @@ function oddsProgress(text, fraction) {
 }
 
 async function showOdds() {
+  const read = readParams();
+  const query = read.error ? null : new URLSearchParams({ game: state.game, ...read.flat });
+  // a change event that changed nothing (leaving a field) keeps what is shown or running
+  if (query && state.lastOdds && query.toString() === state.oddsQuery?.toString()) return;
   state.odds?.abort();
+  state.careful?.abort();
   const controller = new AbortController();
   state.odds = controller;
-  const read = readParams();
+  state.lastOdds = null;
   const words = $("odds-words");
+  $("careful-line").hidden = true;
   if (read.error) {
     words.textContent = read.error;
     return;
   }
-  const query = new URLSearchParams({ game: state.game, ...read.flat });
+  state.oddsQuery = query;
   words.textContent = "Working out the odds…";
   $("odds").setAttribute("aria-busy", "true");
   try {
     const table = await computed(`/v1/odds?${query}`, controller.signal, oddsProgress);
     if (controller.signal.aborted) return;
     renderOdds(table);
+    offerCareful(table);
   } catch (error) {
     if (error.name === "AbortError" || controller.signal.aborted) return;
     words.textContent = `No odds for these choices: ${problemText(error)}`;
@@ -482,6 +492,54 @@ function renderOdds(table) {
     "Each row is the share of test deals won, with the range it very likely lies in (95 %).";
 }
 
+/** The careful player's method for this game when the answer lacks it (null otherwise). */
+function missingCareful(table) {
+  const method = state.details.get(state.game)?.profiles?.careful;
+  if (!method) return null;
+  const cells = Array.isArray(table?.cells) ? table.cells : [];
+  const has = cells.some((c) => (c.profiles || []).some((p) => p.profile === "careful"));
+  return has ? null : method;
+}
+
+function offerCareful(table) {
+  state.lastOdds = table;
+  $("careful-line").hidden = !missingCareful(table);
+}
+
+/** Asks the server to play the careful player (GM key; a few minutes), then adds its row. */
+async function runCareful() {
+  const table = state.lastOdds;
+  const method = missingCareful(table);
+  if (!method || !state.oddsQuery) return;
+  const controller = new AbortController();
+  state.careful = controller;
+  const query = new URLSearchParams(state.oddsQuery);
+  query.append("bot", method);
+  const button = $("careful-run");
+  button.disabled = true;
+  $("odds").setAttribute("aria-busy", "true");
+  try {
+    const careful = await computed(`/v1/odds?${query}`, controller.signal, oddsProgress);
+    if (controller.signal.aborted || state.lastOdds !== table) return;
+    const profiles = careful.cells?.[0]?.profiles?.filter((p) => p.profile === "careful") || [];
+    const merged = structuredClone(table);
+    for (const cell of merged.cells || []) {
+      if (Array.isArray(cell.profiles)) cell.profiles = [...profiles, ...cell.profiles];
+    }
+    renderOdds(merged);
+    const row = profiles[0];
+    if (row) announce(`A careful player: ${percent(row.rate)} (${row.words}).`);
+    offerCareful(merged);
+  } catch (error) {
+    if (error.name === "AbortError" || controller.signal.aborted) return;
+    $("odds-words").textContent = `No odds for a careful player: ${problemText(error)}`;
+  } finally {
+    button.disabled = false;
+    $("odds").removeAttribute("aria-busy");
+    $("odds-progress-line").hidden = true;
+  }
+}
+
 async function probeCalibrate(name) {
   const box = $("calibrate");
   if (!state.calibrates.has(name)) {
@@ -556,6 +614,7 @@ async function createCheck(event) {
   const character = $("character").value.trim();
   if (label) body.label = label;
   if (character) body.character = character;
+  if ($("allow-hints").checked) body.hints = true;
   const button = $("create-check");
   button.disabled = true;
   try {
@@ -579,7 +638,7 @@ async function createCheck(event) {
 
 function summaryOfView(view) {
   const keys = ["check_id", "game", "params", "label", "character", "status", "version",
-    "moves_made", "degree", "tier", "tier_text", "created_at", "updated_at"];
+    "moves_made", "degree", "tier", "tier_text", "created_at", "updated_at", "hints_used"];
   return Object.fromEntries(keys.map((k) => [k, view[k] ?? null]));
 }
 
@@ -805,7 +864,8 @@ function checkItem(summary) {
     if (s.character) title.append(el("span", { class: "character", text: ` · ${s.character}` }));
     status.textContent = STATUS_WORDS[s.status] || s.status;
     status.dataset.status = s.status;
-    moves.textContent = ` · ${s.moves_made} ${s.moves_made === 1 ? "move" : "moves"}`;
+    const hints = s.hints_used ? `, ${s.hints_used} ${s.hints_used === 1 ? "hint" : "hints"}` : "";
+    moves.textContent = ` · ${s.moves_made} ${s.moves_made === 1 ? "move" : "moves"}${hints}`;
     const words = resultWords(s);
     result.textContent = words ? ` · ${words}` : "";
     result.dataset.tier = s.tier || "";
@@ -1074,6 +1134,7 @@ function main() {
   $("param-fields").addEventListener("change", scheduleOdds);
   $("create-form").addEventListener("submit", createCheck);
   $("calibrate-run").addEventListener("click", calibrate);
+  $("careful-run").addEventListener("click", runCareful);
   let filterTimer = null;
   const refilter = () => {
     clearTimeout(filterTimer);

@@ -7,7 +7,14 @@
 // wrote it. A game may add a page module (api/static/games/<name>.js) with its own layouts.
 
 import { ApiError, CheckClient, LiveFeed } from "./api.js";
+import { Assist } from "./assist.js";
 import { CardTable, ordinal, slug } from "./cards.js";
+import { DragDrop, focusBoard } from "./drag.js";
+import { Motion } from "./motion.js";
+import { Sound } from "./sound.js";
+
+// Playing by hand: drag and drop, animations, sound, hints (set up in wire()).
+const hand = { motion: null, drag: null, assist: null, sound: new Sound() };
 
 const $ = (id) => document.getElementById(id);
 
@@ -231,7 +238,16 @@ function applyView(view, force = false) {
   page.view = view;
   if (newer) page.selected = null;
   if (page.selected && !sources().has(page.selected)) page.selected = null;
+  const first = old ? hand.motion.snapshot() : null;
   render();
+  hand.motion.after(first, view.board);
+  hand.assist.update(view);
+  if (old && newer) {
+    const ended = old.status === "in_progress" && view.status !== old.status;
+    if (ended && view.status === "won") hand.sound.play("win");
+    else if (ended && view.status === "lost") hand.sound.play("loss");
+    else if (view.moves_made !== old.moves_made) hand.sound.play("move");
+  }
   if (isOver()) {
     page.feed?.stop();
     if (!old || old.status === "in_progress") $("result").focus({ preventScroll: true });
@@ -840,12 +856,21 @@ async function act(doing, request) {
   page.busy = true;
   clearRefusal();
   render();
+  const before = page.view;
   try {
     const view = await request(page.view.version);
     page.busy = false;
     // The live feed may have shown this version already (while the controls were busy).
     if (!applyView(view)) render();
     say(doing);
+    // After a move (or an undo) the keys act on the table again (`u` undoes, not types): a
+    // focus outside the table (the move box, one lost with a key) goes back to it.
+    const active = document.activeElement;
+    const onTable = $("board").contains(active) && active !== $("board");
+    const lost = !active || active === document.body;
+    if (playing() && page.view.moves_made !== before.moves_made && !onTable && !(lost && hand.drag.byPointer)) {
+      focusBoard($("board"), before, page.view);
+    }
   } catch (error) {
     page.busy = false;
     if (error instanceof ApiError && (error.status === 409 || error.status === 412)) {
@@ -940,6 +965,11 @@ function onMoveListClick(event) {
 }
 
 function onKey(event) {
+  if (event.key === "Escape" && hand.drag?.active) {
+    hand.drag.cancel(); // the carried card goes back
+    event.preventDefault();
+    return;
+  }
   if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
   if ($("concede-dialog").open) return;
   const target = event.target;
@@ -1026,6 +1056,37 @@ function openKeyboardDoor(event) {
 // ---- wiring -------------------------------------------------------------------------------------
 
 function wire() {
+  hand.motion = new Motion($("table"));
+  hand.drag = new DragDrop($("board"), {
+    moves: () => moves(),
+    busy: () => page.busy,
+    play: (code) => play(code),
+    choose: (from, to) => {
+      page.selected = from;
+      render();
+      chooseZone(to, false);
+    },
+    refuse,
+    say,
+    zoneLabel,
+    topCode: (id) => topCode(zoneById(id)),
+    cardName: (code) => page.cards.info(code).name,
+    motion: hand.motion,
+    reduced: () => hand.motion.reduced,
+  });
+  hand.assist = new Assist($("board"), {
+    view: () => page.view,
+    playing,
+    busy: () => page.busy,
+    act,
+    client: () => page.client,
+    zoneLabel,
+    sound: hand.sound,
+  });
+  // Every refusal (a drop, a tap, the server's answer) sounds the same, if sound is on.
+  new MutationObserver(() => {
+    if (!$("refusal").hidden) hand.sound.play("refusal");
+  }).observe($("refusal"), { attributes: true, attributeFilter: ["hidden"], childList: true, subtree: true, characterData: true });
   $("board").addEventListener("click", onBoardClick);
   $("board").addEventListener("focusin", (event) => {
     page.focusKey = event.target.dataset?.key || null;

@@ -108,6 +108,15 @@ def main() -> None:
 
 
 for _command in (
-    play, deal, deck, games, verify_command, solve, autoplay, odds, odds_tables, calibrate_group,
+    play,
+    deal,
+    deck,
+    games,
+    verify_command,
+    solve,
+    autoplay,
+    odds,
+    odds_tables,
+    calibrate_group,
 ):
     main.add_command(_command)

@@ -736,21 +736,30 @@ def _calibrate_command(cls: type[Game[Any]]) -> click.Command:
 
     own: list[click.Parameter] = [
         click.Option(
-            ["--target"], type=float, required=True,
+            ["--target"],
+            type=float,
+            required=True,
             help="The wanted chance of success, from 0 to 1 (0.6 is 60 %).",
         ),
         click.Option(
-            ["--profile"], type=click.Choice(PROFILE_KEYS), default="casual", show_default=True,
+            ["--profile"],
+            type=click.Choice(PROFILE_KEYS),
+            default="casual",
+            show_default=True,
             help="Who plays: careful (the game's strong fair bot), casual (its fast fair bot) "
             "or ceiling (perfect play).",
         ),
         click.Option(
-            ["--deals"], type=int,
+            ["--deals"],
+            type=int,
             help="Play this many deals per value (default: the shipped tables when they hold "
             "every value, else 200).",
         ),
         click.Option(
-            ["--seed"], type=int, default=0, show_default=True,
+            ["--seed"],
+            type=int,
+            default=0,
+            show_default=True,
             help="Master seed of the deals played (not of the shipped tables).",
         ),
         click.Option(["--workers"], type=int, help="Worker processes (default: one per core)."),

@@ -364,3 +364,6 @@ def verify_command(record_file: TextIO) -> None:
         # Who chose the deal is part of what the commitment proves (docs/sessions.md).
         who = seed_provenance(check.seed_chosen)
         out.print(f"seed: {who}", soft_wrap=True, highlight=False)
+        if check.hints_used:
+            taken = f"{check.hints_used} hint{'s' if check.hints_used != 1 else ''}"
+            out.print(f"hints: the player took {taken}", soft_wrap=True, highlight=False)

@@ -49,6 +49,8 @@ WORDS = {
     "h": "help",
     "help": "help",
     "?": "help",
+    "f": "finish",
+    "finish": "finish",
     "q": "quit",
     "quit": "quit",
     "exit": "quit",
@@ -142,6 +144,8 @@ def prompt_help(game: Game[Any], frontend: Frontend, state: State[Any]) -> str:
     }.get(game.undo_policy, "")
     lines += [
         f"  u          undo the last move{undo_note}",
+        "  f          finish a won check for you (once every card is seen and the win is",
+        "             certain; only then)",
         "  c or q     concede the check (asks first)",
         "  h          this help",
         "End of input (Ctrl-D) or Ctrl-C concedes at once.",
@@ -207,6 +211,7 @@ def play_check(
     while not state.is_terminal():
         observation = state.observation()
         moves = list(state.legal_moves)
+        finish = state.finishing_line()
         if player.interactive:
             console.clear()
         _move_rule(console, f"{game.title} · move {len(state.moves) + 1}")
@@ -218,7 +223,19 @@ def play_check(
         if notice is not None:
             console.print(notice)
             notice = None
-        keys = "number or code · " + ("u undo · " if game.undo else "") + "c concede · h help"
+        if finish:
+            console.print(
+                Text(
+                    "Every card is seen and the win is certain: type f to have it played out.",
+                    style="green",
+                )
+            )
+        keys = (
+            "number or code · "
+            + ("f finish · " if finish else "")
+            + ("u undo · " if game.undo else "")
+            + "c concede · h help"
+        )
         line = player.ask(Text.assemble(("Your move", "bold"), f" ({keys}): "))
         if line is None:
             state.concede()
@@ -237,6 +254,17 @@ def play_check(
                 title_align="left",
                 border_style="dim",
             )
+        elif command.action == "finish":
+            if finish:
+                for move in finish:
+                    state.push(move)
+                ended_by = f"Finished for you in {len(finish)} moves: the win was certain."
+            else:
+                notice = Text(
+                    "✗ nothing to finish yet: a check is finished for you only once every card "
+                    "is seen and the win is certain",
+                    style="red",
+                )
         elif command.action in ("concede", "quit"):
             if player.confirm("Concede the check? It ends as a failure."):
                 state.concede()

@@ -24,7 +24,7 @@ from test_api_live import REDIS_URL, Listener, _create, _env, _move
 
 SUMMARY_KEYS = {
     "check_id", "game", "params", "label", "character", "status", "version", "moves_made",
-    "degree", "tier", "tier_text", "created_at", "updated_at",
+    "degree", "tier", "tier_text", "created_at", "updated_at", "hints_used",
 }  # fmt: skip
 
 
@@ -393,6 +393,24 @@ def test_reissue_on_one_process_locks_the_old_token_out_on_another(tmp_path: Pat
         while httpx.get(f"{b}{path}", headers=old).status_code != 401:
             assert time.monotonic() < deadline, "B still lets the old token in after 5 s"
             time.sleep(0.02)
+
+
+def test_a_reissued_token_can_act_on_no_process_at_once(tmp_path: Path) -> None:
+    """Acting reads the credentials from the database: even without Redis (no eviction news
+    at all), another process refuses a move with the old token the moment the re-issue is
+    answered, although its cache still holds the old credentials for reads."""
+    env = _env(tmp_path / "db.sqlite3")
+    with api_server(env) as a, api_server(env) as b:
+        check = _create(a)
+        path = f"/v1/checks/{check['check_id']}"
+        old = bearer(check["player_token"])
+        assert httpx.get(f"{b}{path}", headers=old).status_code == 200  # cached on B
+        fresh = httpx.post(f"{a}{path}/tokens/player", headers=bearer(GM_KEY)).json()["token"]
+        move = check["view"]["moves"][0]["code"]
+        refused = httpx.post(f"{b}{path}/moves", json={"move": move}, headers=old)
+        assert refused.status_code == 401, refused.text
+        played = httpx.post(f"{b}{path}/moves", json={"move": move}, headers=bearer(fresh))
+        assert played.status_code == 200, played.text
 
 
 # ---- the list live ----------------------------------------------------------------------------

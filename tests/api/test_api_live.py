@@ -191,3 +191,11 @@ def test_without_redis_another_process_does_not_see_the_move_live(tmp_path: Path
             b, check["check_id"], check["spectator_token"], headers={"Last-Event-ID": "1"}
         ) as again:
             assert again.next()["event"] == "moved"
+
+
+def test_the_keepalive_is_a_comment_without_an_empty_event() -> None:
+    """Found by schemathesis: the keepalive carried an empty ``data:`` line, an event with no
+    data that fits no event schema; it is a comment line and the blank line only."""
+    from api.live import KEEPALIVE
+
+    assert KEEPALIVE.encode() == b": keepalive\r\n\r\n"

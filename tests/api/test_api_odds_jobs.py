@@ -223,3 +223,36 @@ def test_calibrate_computes_for_a_gm_and_refuses_what_it_cannot_do(
         refused = client.get("/v1/calibrate", params=params, headers=bearer(GM_KEY))
         assert refused.status_code == status, (params, refused.text)
         assert refused.json().get("field") == field or field in refused.json()["detail"], params
+
+
+def test_a_gm_asks_for_the_careful_player_on_demand(client: TestClient[Any]) -> None:
+    """The careful player (the strong fair bot) is computed on demand for a GM, with few deals
+    (seconds a deal), and its profile joins the answer with the shipped ones."""
+    detail = client.get("/v1/games/three-towers").json()
+    assert detail["profiles"] == {"careful": "strong", "casual": "fast", "ceiling": "perfect"}
+    careful = {**SMALL, "bot": detail["profiles"]["careful"], "deals": 3}
+    assert client.get("/v1/odds", params=careful).status_code == 401  # computing needs a key
+    first, answer = poll_odds(client, careful)
+    assert first.status_code == 202 and first.json()["total"] == 3
+    assert answer.status_code == 200, answer.text
+    (cell,) = answer.json()["cells"]
+    assert cell["method"] == "strong" and cell["trials"] == 3
+    assert [p["profile"] for p in cell["profiles"]] == ["careful"]
+    assert cell["profiles"][0]["name"] == PROFILE_NAMES["careful"]
+    # without deals it plays the slow method's default, never the 200 of the quick ones
+    without = {k: v for k, v in careful.items() if k != "deals"}
+    started = client.get("/v1/odds", params=without, headers=bearer(GM_KEY))
+    assert started.status_code == 202 and started.json()["total"] == 10
+
+
+def test_the_careful_player_is_refused_more_deals_than_it_can_play(
+    client: TestClient[Any],
+) -> None:
+    refused = client.get(
+        "/v1/odds", params={**SMALL, "bot": "strong", "deals": 11}, headers=bearer(GM_KEY)
+    )
+    assert refused.status_code == 422 and refused.json()["field"] == "deals"
+    assert "at most 10 deals" in refused.json()["detail"]
+    other = client.get("/v1/odds", params={**SMALL, "bot": "random"}, headers=bearer(GM_KEY))
+    assert other.status_code == 422 and other.json()["field"] == "bot"
+    assert "strong" in other.json()["detail"]  # the message names every bot allowed

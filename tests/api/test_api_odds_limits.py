@@ -124,7 +124,7 @@ def test_odds_refuse_bad_parameters_naming_them(tmp_path: Path) -> None:
     one = {**SMALL, "quota": 2}
     with _client(tmp_path) as client:
         cases: list[tuple[dict[str, Any], str, str]] = [
-            ({**one, "bot": "strong"}, "bot", "invalid-parameter"),
+            ({**one, "bot": "random"}, "bot", "invalid-parameter"),  # strong: the careful one
             ({**one, "quota": 5}, "quota", "invalid-parameter"),
             ({**one, "suit": "hearts"}, "suit", "invalid-parameter"),
             ({**one, "skill": "three"}, "skill", "invalid-parameter"),

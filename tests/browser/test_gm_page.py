@@ -496,3 +496,77 @@ def test_calibrate_is_offered_only_where_the_server_has_it(
             expect(gm.locator("#calibrate")).to_be_hidden()
     finally:
         context.close()
+
+
+def test_a_gm_asks_for_the_careful_player_and_gets_its_row(
+    browser: Any, gm_server: tuple[str, Path], shots: Path
+) -> None:
+    """Parameters the shipped tables have no careful player for (level 9): the page offers
+    to compute it, shows the progress, and adds the careful row beside the shipped ones."""
+    base, _ = gm_server
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(10000)
+    errors: list[str] = []
+    try:
+        gm = context.new_page()
+        gm.on("pageerror", lambda error: errors.append(str(error)))
+        sign_in(gm, base)
+        gm.select_option("#game", "three-towers")
+        gm.select_option("#param-variant", "quota")
+        gm.select_option("#param-suit", "moons")
+        gm.fill("#param-level", "9")
+        gm.fill("#param-skill", "2")
+        gm.fill("#param-quota", "1")
+        expect(gm.locator("#odds-words")).to_contain_text("%", timeout=60_000)
+        gm.click("#odds-details summary")
+        expect(gm.locator("#odds-table tbody th")).to_have_text(
+            ["A casual player", "The ceiling (perfect play)"]
+        )
+        expect(gm.locator("#careful-line")).to_be_visible()
+        gm.click("#careful-run")
+        expect(gm.locator("#odds-table tbody th")).to_have_text(
+            ["A careful player", "A casual player", "The ceiling (perfect play)"],
+            timeout=240_000,
+        )
+        expect(gm.locator("#careful-line")).to_be_hidden()
+        row = gm.locator("#odds-table tbody tr").first
+        expect(row.locator("td").nth(2)).to_have_text("10")  # the slow method's 10 deals
+        snap(gm, shots, "gm-laptop-careful")
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_a_gm_allows_hints_and_the_list_counts_them(
+    browser: Any, gm_server: tuple[str, Path]
+) -> None:
+    """The Allow hints box creates the check with hints; a hint the player takes shows in the
+    GM's list live ("1 hint")."""
+    import httpx
+
+    base, _ = gm_server
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(10000)
+    errors: list[str] = []
+    try:
+        gm = context.new_page()
+        gm.on("pageerror", lambda error: errors.append(str(error)))
+        sign_in(gm, base)
+        gm.select_option("#game", "three-towers")
+        gm.fill("#check-label", "Bram reads the runes")
+        gm.check("#allow-hints")
+        gm.click("#create-check")
+        box = gm.locator("#created .link[data-role='player']")
+        expect(box).to_be_visible()
+        link = box.locator("input").input_value()
+        check_id, token = link.split("/play/")[1].split("#token=")
+        player = {"Authorization": f"Bearer {token}"}
+        view = httpx.get(f"{base}/v1/checks/{check_id}", headers=player)
+        assert view.json()["hints"] is True
+        hint = httpx.post(f"{base}/v1/checks/{check_id}/hint", headers=player)
+        assert hint.status_code == 200, hint.text
+        item = gm.locator(f"li[data-check='{check_id}']")
+        expect(item).to_contain_text("0 moves, 1 hint")
+        assert errors == []
+    finally:
+        context.close()

@@ -124,9 +124,9 @@ def test_key_states_look_as_they_did(
         page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
         page.on(
             "console",
-            lambda message: errors.append(f"console: {message.text}")
-            if message.type == "error"
-            else None,
+            lambda message: (
+                errors.append(f"console: {message.text}") if message.type == "error" else None
+            ),
         )
 
         def shoot(check: Check, state: str, version: int) -> None:

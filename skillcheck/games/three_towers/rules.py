@@ -266,8 +266,11 @@ class ThreeTowers(Game[TowerMove]):
             {"level": 6, "spaces": 4, "variant": {"kind": "ivory", "suit": "waves"}},
             {"level": 5, "undo": "off", "move_limit": 40},
             {"variant": {**quota, "suited_cards": ["5ML", "7ML", "8MS", "9MS", "6MW"]}},
-            {"level": 6, "variant": {"kind": "quota", "suit": "waves", "skill": 4, "quota": 3},
-             "undo": "full"},
+            {
+                "level": 6,
+                "variant": {"kind": "quota", "suit": "waves", "skill": 4, "quota": 3},
+                "undo": "full",
+            },
         )
 
     @classmethod
@@ -610,8 +613,10 @@ class ThreeTowers(Game[TowerMove]):
             card = tower[-1] if tower else None
             source, where = f"t{move.source}", f"tower {move.source}"
         target = towers[move.target - 1]
-        onto = f"{target[-1].short_name} on tower {move.target}" if target else (
-            f"empty tower {move.target}"
+        onto = (
+            f"{target[-1].short_name} on tower {move.target}"
+            if target
+            else (f"empty tower {move.target}")
         )
         moved = card.title if card is not None else "Nothing"
         return MoveView(move.code, source, f"t{move.target}", f"{moved} from {where} onto {onto}")

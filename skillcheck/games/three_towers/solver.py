@@ -373,9 +373,7 @@ class _LocalOut(Exception):
 # ---- steering towards one finished arrangement -----------------------------------------------
 
 
-def _chainings(
-    p: _Problem, by_rank: dict[int, list[int]], ranks: list[int]
-) -> Iterator[list[int]]:
+def _chainings(p: _Problem, by_rank: dict[int, list[int]], ranks: list[int]) -> Iterator[list[int]]:
     """Every way to chain the cards of consecutive ``ranks`` (the same number of cards each):
     each card of a rank sits on a different card of the next rank that shares a suit with it.
     As parent tables (-1 for the cards on the highest rank and any card not chained), made one
