@@ -235,3 +235,28 @@ def test_no_layout_shift_while_loading_and_playing(
         assert not errors, errors
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_boards_mark_the_place_that_counts_and_the_winner(name: str) -> None:
+    """The extras the table lights (docs/play-page.md): while playing, the zone that counts
+    towards the goal is `lead` with its `progress` (where a game has one such zone); at a win,
+    some zone is `won`, and none before."""
+    from test_table_visual import DEALS, winning_line
+
+    from skillcheck.serialization import game_from_params
+
+    params, seed = DEALS[name]
+    state = game_from_params(name, params).new_state(seed)
+    line = winning_line(name)
+    for code in line[: len(line) // 2]:
+        state.push_code(code)
+    board = state.board()
+    assert not any(z.extras.get("won") for z in board.zones)
+    leads = [z for z in board.zones if z.extras.get("lead")]
+    if name != "tripeaks":  # Tri Peaks' goal lies in no one zone
+        assert len(leads) == 1 and re.fullmatch(r"\d+ of \d+", leads[0].extras["progress"])
+    for code in line[len(line) // 2 :]:
+        state.push_code(code)
+    assert state.outcome is not None and state.outcome.status.value == "won"
+    assert any(z.extras.get("won") for z in state.board().zones)
