@@ -77,7 +77,9 @@ def build(source: Path, out: Path, base_url: str | None) -> tuple[Path, Path]:
     archive = out / ZIP_NAME
     with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         entries = [("module.json", text.encode("utf-8"))]
-        entries += [(p.relative_to(source).as_posix(), p.read_bytes()) for p in module_files(source)]
+        entries += [
+            (p.relative_to(source).as_posix(), p.read_bytes()) for p in module_files(source)
+        ]
         for name, data in sorted(entries):
             info = zipfile.ZipInfo(name, date_time=FIXED_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED

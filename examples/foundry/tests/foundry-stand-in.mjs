@@ -199,7 +199,8 @@ function frameWindow(ctx) {
       const content = { innerHTML: "", dataset: {} };
       return { content, remove() {} };
     }
-    const section = document.createElement("section");
+    // ApplicationV2's root is options.tag ("form" makes the window a form) [F22].
+    const section = document.createElement(app.options.tag === "form" ? "form" : "section");
     section.className = ["application", ...(app.options.classes ?? [])].join(" ");
     section.id = app.id;
     const width = app.options.position?.width;
@@ -212,6 +213,22 @@ function frameWindow(ctx) {
     section.querySelector(".window-title").textContent = app.title;
     section.querySelector(".header-close").addEventListener("click", () => app.close());
     section.content = section.querySelector(".window-content");
+    // Buttons with data-action call options.actions[action] with `this` the app [F22][F54];
+    // a form window calls options.form.handler(event, form, formData) on submit [F22].
+    section.addEventListener("click", (event) => {
+      const target = event.target.closest("[data-action]");
+      const action = target && app.options.actions?.[target.dataset.action];
+      if (!action || target.closest(".dialog-form")) return;
+      event.preventDefault();
+      action.call(app, event, target);
+    });
+    if (section.tagName === "FORM") {
+      section.addEventListener("submit", async (event) => {
+        event.preventDefault();
+        await app.options.form?.handler?.call(app, event, section, { object: Object.fromEntries(new FormData(section)) });
+        if (app.options.form?.closeOnSubmit) await app.close();
+      });
+    }
     (document.getElementById("windows") ?? document.body).append(section);
     return section;
   };

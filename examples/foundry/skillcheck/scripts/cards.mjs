@@ -64,14 +64,16 @@ export function resultCard(view, gameTitle, t, { honest = null, seedChosen = fal
   if (view.status === "cancelled") {
     lines.push(view.cancel_reason ? t("Card.CancelledReason", { reason: view.cancel_reason }) : t("Card.CancelledBy"));
   } else {
-    if (view.outcome?.summary) lines.push(view.outcome.summary);
+    // The game's summary repeats the verdict as a prefix ("success: a tower of..."): the card
+    // says it above, so the line starts with what happened.
+    const summary = String(view.outcome?.summary ?? "").replace(/^(success|failure)\s*:\s*/i, "");
+    if (summary) lines.push(summary.charAt(0).toUpperCase() + summary.slice(1));
   }
   const degree = view.status === "cancelled" || view.degree === null || view.degree === undefined
     ? "" : `<p class="skillcheck-degree">${escapeHtml(t("Card.Degree", { degree: signed(view.degree) }))}</p>`;
   const check = honest === true ? t("Card.CommitmentOk") : honest === false ? t("Card.CommitmentBad") : t("Card.CommitmentUnchecked");
-  const who = view.character ? `<p class="skillcheck-line">${escapeHtml(view.character)}</p>` : "";
   return `<div class="skillcheck-card skillcheck-result tier-${escapeHtml(tierClass)}" data-check-id="${escapeHtml(view.check_id)}">`
-    + `${heading(view, gameTitle)}${who}`
+    + `${heading(view, gameTitle)}`
     + `<p class="skillcheck-verdict">${escapeHtml(verdict(view, t))}</p>`
     + lines.map((line) => `<p class="skillcheck-summary">${escapeHtml(line)}</p>`).join("")
     + degree

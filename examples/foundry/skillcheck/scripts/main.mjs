@@ -26,6 +26,11 @@ Hooks.once("ready", async () => {
   watcher = new ResultWatcher();
   // Any user connecting or leaving may change who the active GM is.
   Hooks.on("userConnected", () => watcher.reconsider());
+  // A new address or key: follow the server again with it.
+  Hooks.on("skillcheckServerChanged", async () => {
+    watcher.stop();
+    await watcher.reconsider();
+  });
   await watcher.reconsider();
 });
 

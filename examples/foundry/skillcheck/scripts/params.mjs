@@ -70,11 +70,20 @@ export function fieldHtml(game, spec, initial, t, idPrefix) {
 /** A game's fieldset: every parameter, pre-filled from `initial` (nested params, e.g. the
  * game's first example) and `overrides` (flat, by parameter name: the actor's skill). */
 export function gameFieldsetHtml(detail, { initial = {}, overrides = {}, hidden = false, t, idPrefix }) {
-  const fields = detail.parameters.map((spec) =>
-    fieldHtml(detail.name, spec, spec.name in overrides ? overrides[spec.name] : valueAt(initial, spec.path), t, idPrefix),
-  );
+  const field = (spec) =>
+    fieldHtml(detail.name, spec, spec.name in overrides ? overrides[spec.name] : valueAt(initial, spec.path), t, idPrefix);
+  const main = detail.parameters.filter((spec) => !isRare(spec)).map(field).join("");
+  const rare = detail.parameters.filter(isRare).map(field).join("");
+  // Closed <details> still submit their fields: the rare ones keep their defaults unless opened.
+  const more = rare ? `<details class="skillcheck-more"><summary>${escapeHtml(t("Dialog.More"))}</summary>${rare}</details>` : "";
   return `<fieldset class="skillcheck-params" data-game="${escapeHtml(detail.name)}"${hidden ? " hidden" : ""}>`
-    + `<legend>${escapeHtml(t("Dialog.Parameters"))}: ${escapeHtml(detail.title)}</legend>${fields.join("")}</fieldset>`;
+    + `<legend>${escapeHtml(t("Dialog.Parameters"))}: ${escapeHtml(detail.title)}</legend>${main}${more}</fieldset>`;
+}
+
+/** Settings every game shares and a check rarely changes (undo, a move limit) and a GM's own
+ * choice of cards: behind "More settings", so the dialog shows the check itself first. */
+export function isRare(spec) {
+  return spec.name === "undo" || spec.name === "move_limit" || spec.kind === "cards";
 }
 
 /** The `params` of POST /v1/checks from the form's values (`values`: name -> string, as

@@ -102,9 +102,11 @@ export class ResultWatcher {
    * 30-minute close. A refused key stops it (reconnecting will not help). */
   async follow(opened) {
     let failures = 0;
-    while (this.running) {
+    const { abort, api } = this; // this loop's own: a restart makes a new one
+    const mine = () => this.running && this.abort === abort;
+    while (mine()) {
       try {
-        const response = await this.api.checksStream({ lastEventId: this.lastEventId, signal: this.abort.signal });
+        const response = await api.checksStream({ lastEventId: this.lastEventId, signal: abort.signal });
         opened();
         failures = 0;
         this.warned = false;
@@ -121,10 +123,10 @@ export class ResultWatcher {
           }
         });
       } catch (error) {
-        if (!this.running || error?.name === "AbortError") return;
+        if (!mine() || error?.name === "AbortError") return;
         if (error instanceof ApiError && [400, 401, 403].includes(error.status)) {
           this.report(error);
-          this.stop();
+          if (mine()) this.stop();
           return;
         }
         failures += 1;
@@ -133,7 +135,7 @@ export class ResultWatcher {
           this.report(error);
         }
       }
-      if (this.running) await sleep(Math.min(30_000, this.retryMs * 2 ** failures), this.abort.signal);
+      if (mine()) await sleep(Math.min(30_000, this.retryMs * 2 ** failures), abort.signal);
     }
   }
 

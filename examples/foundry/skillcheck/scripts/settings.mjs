@@ -91,6 +91,7 @@ export function registerSettings() {
     config: true,
     type: String,
     default: "",
+    onChange: () => Hooks.callAll("skillcheckServerChanged"),
   });
   game.settings.register(MODULE_ID, "catchUpDays", {
     name: "SKILLCHECK.Settings.CatchUpDays.Name",
@@ -107,6 +108,7 @@ export function registerSettings() {
     config: false,
     type: String,
     default: "",
+    onChange: () => Hooks.callAll("skillcheckServerChanged"),
   });
   // Checks of the same GM key that belong to other worlds: looked up once, then skipped.
   game.settings.register(MODULE_ID, "otherWorldChecks", {
