@@ -255,14 +255,19 @@ def test_harness_in_chromium_and_the_docs_screenshots(server: str, harness: int)
         gm, gm_page = _frame(page, "gm")
         mira, _ = _frame(page, "mira")
         # Without a key the GM is told where to enter it.
-        gm.locator(".notification.warn", has_text="Enter the GM key").wait_for()
+        warned = gm.locator(".notification.warn", has_text="Enter the GM key")
+        warned.wait_for()
+        warned.wait_for(state="detached")  # notifications fade, as Foundry's do
 
         # 1. The GM key, in the GM's browser only.
         gm_page.evaluate("harness.api().openKeyForm()")
         gm.locator("#skillcheck-key").fill(GM_KEY)
         page.locator("#client-gm").screenshot(path=str(IMAGES / "foundry-gm-key.png"))
+        gm.locator("#skillcheck-gm-key button[data-action=test]").click()
+        status = gm.locator("#skillcheck-gm-key .skillcheck-key-status")
+        status.filter(has_text="Connected: the server accepted the GM key").wait_for()
         gm.locator("#skillcheck-gm-key button[type=submit]").click()
-        gm.locator(".notification", has_text="The GM key is saved in this browser").wait_for()
+        gm.locator(".notification", has_text="The GM key is saved in this browser").last.wait_for()
         gm.locator("#skillcheck-gm-key").wait_for(state="detached")
         gm_page.wait_for_function("harness.api().watcher.running === true")
 
