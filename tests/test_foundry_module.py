@@ -9,7 +9,7 @@
   is in the zip [F11], with module.json at its root.
 - The test harness page runs the same scripts in Debian's Chromium (dialog, chat cards, the
   player's window framing the real player's page) and saves the docs' screenshots
-  (docs/images/vtt/foundry-*.png).
+  (docs/images/vtt/foundry-*.png, written there with SKILLCHECK_DOC_IMAGES=1).
 
 Node is required: without it these tests fail (CI installs it); they are never skipped.
 """
@@ -230,14 +230,19 @@ def _player_token(frame: Any, check_id: str) -> str:
 
 
 @pytest.mark.slow
-def test_harness_in_chromium_and_the_docs_screenshots(server: str, harness: int) -> None:
+def test_harness_in_chromium_and_the_docs_screenshots(
+    server: str, harness: int, tmp_path: Path
+) -> None:
     if not os.path.exists(CHROMIUM):
         pytest.fail(f"Chromium is missing at {CHROMIUM} (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
     seed, line = winning_seed(PARAMS)
     gm_auth = {"Authorization": f"Bearer {GM_KEY}"}
-    IMAGES.mkdir(parents=True, exist_ok=True)
+    # The pictures go to a temporary folder; SKILLCHECK_DOC_IMAGES=1 writes them over the docs'
+    # (docs/vtt-foundry.md says so), so a test run leaves the working tree alone.
+    shots = IMAGES if os.environ.get("SKILLCHECK_DOC_IMAGES") == "1" else tmp_path
+    shots.mkdir(parents=True, exist_ok=True)
     errors: list[str] = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
@@ -262,7 +267,7 @@ def test_harness_in_chromium_and_the_docs_screenshots(server: str, harness: int)
         # 1. The GM key, in the GM's browser only.
         gm_page.evaluate("harness.api().openKeyForm()")
         gm.locator("#skillcheck-key").fill(GM_KEY)
-        page.locator("#client-gm").screenshot(path=str(IMAGES / "foundry-gm-key.png"))
+        page.locator("#client-gm").screenshot(path=str(shots / "foundry-gm-key.png"))
         gm.locator("#skillcheck-gm-key button[data-action=test]").click()
         status = gm.locator("#skillcheck-gm-key .skillcheck-key-status")
         status.filter(has_text="Connected: the server accepted the GM key").wait_for()
@@ -294,14 +299,14 @@ def test_harness_in_chromium_and_the_docs_screenshots(server: str, harness: int)
         assert dialog.locator("fieldset[data-game=hanoy]").is_visible()
         dialog.locator("select[name=game]").select_option("three-towers")
         gm.locator(".notification").first.wait_for(state="detached")  # they fade, as Foundry's do
-        page.locator("#client-gm").screenshot(path=str(IMAGES / "foundry-check-dialog.png"))
+        page.locator("#client-gm").screenshot(path=str(shots / "foundry-check-dialog.png"))
         # A quota above the skill: the server refuses, the dialog comes back with the reason.
         gm.locator(".skillcheck-dialog-window button[type=submit]").click()
         refused = gm.locator(".skillcheck-error")
         refused.wait_for()
         assert "quota" in refused.inner_text().lower(), refused.inner_text()
         assert gm.locator("[name='param.three-towers.quota']").input_value() == "5"  # values kept
-        page.locator("#client-gm").screenshot(path=str(IMAGES / "foundry-dialog-refused.png"))
+        page.locator("#client-gm").screenshot(path=str(shots / "foundry-dialog-refused.png"))
         gm.locator("[name='param.three-towers.quota']").fill("3")
         gm.locator(".skillcheck-dialog-window button[type=submit]").click()
         first = gm_page.evaluate("window.started.then((r) => r.checkId)")
@@ -324,8 +329,8 @@ def test_harness_in_chromium_and_the_docs_screenshots(server: str, harness: int)
         play = mira.frame_locator(f"#skillcheck-play-{first} iframe.skillcheck-frame")
         play.locator(".zone").first.wait_for()
         gm.locator(".skillcheck-invite").wait_for()
-        page.locator("#client-gm").screenshot(path=str(IMAGES / "foundry-chat-started.png"))
-        page.locator("#client-mira").screenshot(path=str(IMAGES / "foundry-player-window.png"))
+        page.locator("#client-gm").screenshot(path=str(shots / "foundry-chat-started.png"))
+        page.locator("#client-mira").screenshot(path=str(shots / "foundry-player-window.png"))
         token = _player_token(mira, first)
         conceded = httpx.post(
             f"{server}/v1/checks/{first}/concede", headers={"Authorization": f"Bearer {token}"}
@@ -364,8 +369,8 @@ def test_harness_in_chromium_and_the_docs_screenshots(server: str, harness: int)
         gm.locator(f".skillcheck-result[data-check-id='{second}']").wait_for()
         mira.locator(f".skillcheck-result[data-check-id='{second}']").wait_for()
         gm.locator(".skillcheck-result").last.scroll_into_view_if_needed()
-        gm.locator(".sidebar").screenshot(path=str(IMAGES / "foundry-result-cards.png"))
-        page.locator("#client-mira").screenshot(path=str(IMAGES / "foundry-player-won.png"))
+        gm.locator(".sidebar").screenshot(path=str(shots / "foundry-result-cards.png"))
+        page.locator("#client-mira").screenshot(path=str(shots / "foundry-player-won.png"))
         counts = page.evaluate(
             "(ids) => ids.map((id) => table.server.messages.filter((m) =>"
             " m.flags?.skillcheck?.checkId === id && m.flags.skillcheck.kind === 'result').length)",
@@ -398,5 +403,5 @@ def test_harness_in_chromium_and_the_docs_screenshots(server: str, harness: int)
         note = cors.locator(".notification.error", has_text="SKILLCHECK_CORS_ORIGINS")
         note.first.wait_for()
         assert f"http://127.0.0.1:{harness}" in note.first.inner_text()
-        other.locator("#client-gm").screenshot(path=str(IMAGES / "foundry-error-cors.png"))
+        other.locator("#client-gm").screenshot(path=str(shots / "foundry-error-cors.png"))
         browser.close()

@@ -169,6 +169,17 @@ describe("the skillcheck module against a real server", () => {
     assert.equal(resultsOf(table, won).length, 1);
   });
 
+  test("a result card deleted from the chat does not come back when the GM reloads", async () => {
+    await table.close(gm);
+    const before = table.server.messages.length;
+    table.server.messages = table.server.messages.filter((m) => !(m.flags?.skillcheck?.checkId === won && m.flags.skillcheck.kind === "result"));
+    assert.equal(table.server.messages.length, before - 1); // the GM cleared the card
+    assert.ok(table.server.worldSettings["skillcheck.postedChecks"].includes(won));
+    gm = await table.open("gm");
+    assert.equal(await gm.call("idle"), 0);
+    assert.equal(resultsOf(table, won).length, 0);
+  });
+
   test("a check that ended while the GM was offline is posted when the GM comes back, once", async () => {
     const { checkId } = await gm.call("startCheck", {
       actorId: "mira-actor", game: "three-towers", params: PARAMS, label: "Climbs the wall", playerId: "mira",
@@ -189,7 +200,7 @@ describe("the skillcheck module against a real server", () => {
     gm = await table.open("gm");
     await gm.call("idle");
     assert.equal(resultsOf(table, checkId).length, 1);
-    assert.equal(resultsOf(table, won).length, 1);
+    assert.equal(resultsOf(table, won).length, 0); // still not re-posted
   });
 
   test("a check called off is posted as called off; other worlds' checks are never posted", async () => {

@@ -8,7 +8,9 @@
 //  2. for each finished check it reads the view (GET /v1/checks/{id}): only checks whose
 //     metadata names this world are posted (a GM key may serve several worlds);
 //  3. before posting it looks in game.messages for a result message with this check's
-//     flags.skillcheck.checkId [F25][F30], and it posts only while it is still the active GM.
+//     flags.skillcheck.checkId [F25][F30] and in the world's list of posted checks (so a card
+//     deleted from the chat does not come back), and it posts only while it is still the
+//     active GM.
 //     The lookup alone would race between clients; one poster is what prevents duplicates, and
 //     one chain per check id within this client does the rest.
 
@@ -21,6 +23,7 @@ import { explain, findMessage, isActiveGM, notify, serverApi, t } from "./contex
 const FINISHED = ["won", "lost", "cancelled"];
 const DAY = 86_400_000;
 const OTHER_WORLD_CAP = 2000;
+const POSTED_CAP = 5000; // more than any look-back window holds
 
 const sleep = (ms, signal) => new Promise((resolve) => {
   const timer = setTimeout(resolve, ms);
@@ -150,7 +153,7 @@ export class ResultWatcher {
 
   async settleOnce(checkId) {
     if (!isActiveGM()) return "not-the-poster";
-    if (findMessage(checkId, KIND.result)) return "posted-before";
+    if (findMessage(checkId, KIND.result) || this.postedBefore(checkId)) return "posted-before";
     const others = game.settings.get(MODULE_ID, "otherWorldChecks") ?? [];
     if (others.includes(checkId)) return "other-world";
     const view = await this.api.check(checkId);
@@ -172,7 +175,7 @@ export class ResultWatcher {
     const revealed = await this.api.record(checkId);
     const honest = await commitmentMatches(revealed, published);
     // Another client or an earlier call may have posted while we waited on the server.
-    if (!isActiveGM() || findMessage(checkId, KIND.result)) return "posted-before";
+    if (!isActiveGM() || findMessage(checkId, KIND.result) || this.postedBefore(checkId)) return "posted-before";
     const actorId = view.metadata?.foundry?.actor ?? null;
     await ChatMessage.create({
       content: resultCard(view, gameTitle(view.game), t, { honest, seedChosen: revealed.seed_chosen === true }),
@@ -184,8 +187,15 @@ export class ResultWatcher {
         },
       },
     });
+    const posted = game.settings.get(MODULE_ID, "postedChecks") ?? [];
+    await game.settings.set(MODULE_ID, "postedChecks", [...posted, checkId].slice(-POSTED_CAP));
     this.posted += 1;
     return "posted";
+  }
+
+  /** Posted by this world before, even if its card has since left the chat. */
+  postedBefore(checkId) {
+    return (game.settings.get(MODULE_ID, "postedChecks") ?? []).includes(checkId);
   }
 
   /** Wait until every settling started so far is done (tests and shutdown). */

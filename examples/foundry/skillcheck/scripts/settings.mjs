@@ -117,6 +117,14 @@ export function registerSettings() {
     type: Array,
     default: [],
   });
+  // The checks whose result this world has posted (ids only, nothing secret): a result card
+  // deleted from the chat, or a chat cleared, does not bring old results back on the next load.
+  game.settings.register(MODULE_ID, "postedChecks", {
+    scope: "world",
+    config: false,
+    type: Array,
+    default: [],
+  });
   game.settings.registerMenu(MODULE_ID, "gmKeyMenu", {
     name: "SKILLCHECK.Settings.KeyMenu.Name",
     label: "SKILLCHECK.Settings.KeyMenu.Label",
