@@ -43,6 +43,7 @@ const page = {
   view: null,
   selected: null, // the id of the zone a move starts from
   busy: false,
+  queued: null, // a move code typed while the last action was in flight
   feed: null,
   record: null,
   downloadUrl: null,
@@ -791,7 +792,8 @@ function renderControls() {
   const input = $("move-input");
   input.disabled = !playing();
   input.placeholder = view.moves?.[0]?.code || "";
-  $("play").disabled = !active;
+  // Play stays enabled while a move is in flight: a code typed then waits its turn (act()).
+  $("play").disabled = !playing();
   $("undo").disabled = !active || !view.can_undo;
   $("concede").disabled = !active;
   $("undo").hidden = view.params?.undo === false || view.params?.undo === "off";
@@ -857,8 +859,10 @@ async function act(doing, request) {
   clearRefusal();
   render();
   const before = page.view;
+  let answered = false;
   try {
     const view = await request(page.view.version);
+    answered = true;
     page.busy = false;
     // The live feed may have shown this version already (while the controls were busy).
     if (!applyView(view)) render();
@@ -886,6 +890,11 @@ async function act(doing, request) {
       refuse(error);
       render();
     }
+  } finally {
+    const next = page.queued;
+    page.queued = null;
+    if (next && answered && playing() && !page.busy) play(next);
+    else if (next) say(`${next.trim()} was not sent: the action before it did not go through.`);
   }
 }
 
@@ -1097,6 +1106,11 @@ function wire() {
     const input = $("move-input");
     const code = input.value;
     input.value = "";
+    if (page.busy && code.trim()) {
+      page.queued = code; // sent when the move in flight is answered, on the new version
+      say(`${code.trim()} goes next, once the last move is answered.`);
+      return;
+    }
     play(code);
   });
   $("undo").addEventListener("click", undo);

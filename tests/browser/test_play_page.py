@@ -219,6 +219,35 @@ def test_illegal_attempt_is_refused_and_changes_nothing(
     assert check.view()["version"] == 5
 
 
+def test_a_move_typed_while_the_last_is_in_flight_goes_next(
+    page: Page, server: str, new_check: NewCheck
+) -> None:
+    """Typed fast, the second code is not lost while the first is being answered: it waits
+    its turn and is sent on the new version (found in review: Enter did nothing while busy)."""
+    check = new_check(seed=21, params={**PARAMS, "undo": "full"})
+    open_page(page, server, check)
+    open_door(page, "keyboard")
+    release: list[Any] = []
+    # hold the first move's answer back until the second code is typed
+    page.route("**/moves", lambda route: release.append(route))
+    page.fill("#move-input", "d3")
+    page.press("#move-input", "Enter")
+    for _ in range(100):  # until the first move is held
+        if release:
+            break
+        page.wait_for_timeout(50)
+    assert len(release) == 1
+    page.fill("#move-input", "d4")
+    page.press("#move-input", "Enter")
+    expect(page.locator("#notice")).to_contain_text("d4 goes next")
+    page.unroute("**/moves")
+    release[0].continue_()
+    wait_version(page, 2)
+    view = check.view()
+    assert view["moves_made"] == 2
+    assert view["observation"]["towers"][2] and view["observation"]["towers"][3]
+
+
 def test_undo_and_keyboard_play(page: Page, server: str, new_check: NewCheck) -> None:
     check = new_check(seed=21, params={**PARAMS, "undo": "full"})  # deck moves too
     open_page(page, server, check)
