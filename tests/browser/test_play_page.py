@@ -229,7 +229,13 @@ def test_a_move_typed_while_the_last_is_in_flight_goes_next(
     open_door(page, "keyboard")
     release: list[Any] = []
     # hold the first move's answer back until the second code is typed
-    page.route("**/moves", lambda route: release.append(route))
+    def hold_the_first(route: Any) -> None:
+        if release:
+            route.continue_()
+        else:
+            release.append(route)
+
+    page.route("**/moves", hold_the_first)
     page.fill("#move-input", "d3")
     page.press("#move-input", "Enter")
     for _ in range(100):  # until the first move is held
@@ -240,7 +246,6 @@ def test_a_move_typed_while_the_last_is_in_flight_goes_next(
     page.fill("#move-input", "d4")
     page.press("#move-input", "Enter")
     expect(page.locator("#notice")).to_contain_text("d4 goes next")
-    page.unroute("**/moves")
     release[0].continue_()
     wait_version(page, 2)
     view = check.view()
