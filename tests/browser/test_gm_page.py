@@ -498,20 +498,26 @@ def test_calibrate_is_offered_only_where_the_server_has_it(
         context.close()
 
 
+def signed_in_laptop(browser: Any, base: str) -> tuple[Any, Page, list[str]]:
+    """A laptop-sized context signed in, with Three Towers chosen, and the page errors seen."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(10000)
+    errors: list[str] = []
+    gm = context.new_page()
+    gm.on("pageerror", lambda error: errors.append(str(error)))
+    sign_in(gm, base)
+    gm.select_option("#game", "three-towers")
+    return context, gm, errors
+
+
 def test_a_gm_asks_for_the_careful_player_and_gets_its_row(
     browser: Any, gm_server: tuple[str, Path], shots: Path
 ) -> None:
     """Parameters the shipped tables have no careful player for (level 9): the page offers
     to compute it, shows the progress, and adds the careful row beside the shipped ones."""
     base, _ = gm_server
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(10000)
-    errors: list[str] = []
+    context, gm, errors = signed_in_laptop(browser, base)
     try:
-        gm = context.new_page()
-        gm.on("pageerror", lambda error: errors.append(str(error)))
-        sign_in(gm, base)
-        gm.select_option("#game", "three-towers")
         gm.select_option("#param-variant", "quota")
         gm.select_option("#param-suit", "moons")
         gm.fill("#param-level", "9")
@@ -545,14 +551,8 @@ def test_a_gm_allows_hints_and_the_list_counts_them(
     import httpx
 
     base, _ = gm_server
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(10000)
-    errors: list[str] = []
+    context, gm, errors = signed_in_laptop(browser, base)
     try:
-        gm = context.new_page()
-        gm.on("pageerror", lambda error: errors.append(str(error)))
-        sign_in(gm, base)
-        gm.select_option("#game", "three-towers")
         gm.fill("#check-label", "Bram reads the runes")
         gm.check("#allow-hints")
         gm.click("#create-check")
