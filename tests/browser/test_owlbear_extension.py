@@ -285,6 +285,8 @@ def test_where_the_browser_blocks_the_extensions_storage_the_gm_still_gets_the_r
                 page = device.new_page()
                 watch_errors(page, problems, "GM")
                 page.goto(host_url(host, extension, player_id="gm-1", name="Gwen", role="GM"))
+                # the button works once the host has read the manifest (a loaded machine is slow)
+                page.wait_for_selector("body[data-ready=true]")
                 page.click("#action")
                 gm = page.frame_locator(POPOVER)
                 expect(gm.locator("#not-kept")).to_be_visible()
