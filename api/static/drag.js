@@ -13,6 +13,8 @@ import { cardOf } from "./motion.js";
 const MOUSE_SLOP = 5; // px a press must travel to become a drag
 const TOUCH_SLOP = 8;
 const BACK_MS = 200;
+const EDGE_PX = 56; // a card held this near the top or bottom edge scrolls the page
+const MAX_SCROLL_PX = 18; // per frame, at the very edge
 
 function listWords(words) {
   return words.length > 1 ? `${words.slice(0, -1).join(", ")} or ${words.at(-1)}` : words[0] || "";
@@ -200,12 +202,44 @@ export class DragDrop {
 
   carry(x, y) {
     const drag = this.drag;
+    drag.x = x;
+    drag.y = y;
     this.place(x, y);
     const over = this.zoneAt(x, y);
     if (over !== drag.over) {
       drag.over = over;
       this.light(true);
     }
+    this.autoScroll();
+  }
+
+  /** A card held near the top or bottom edge scrolls the page that way (a phone's table is
+   *  taller than its screen), faster the nearer the edge; the card stays under the finger and
+   *  the place under it is lit as the table moves. */
+  autoScroll() {
+    const drag = this.drag;
+    if (!drag || drag.scrolling) return;
+    const step = () => {
+      const now = this.drag;
+      if (now !== drag) return;
+      const edge = Math.min(EDGE_PX, window.innerHeight / 5);
+      const speed =
+        drag.y < edge ? -(edge - drag.y) : drag.y > window.innerHeight - edge ? drag.y - (window.innerHeight - edge) : 0;
+      const before = window.scrollY;
+      if (speed) window.scrollBy(0, Math.sign(speed) * Math.ceil((Math.abs(speed) / edge) * MAX_SCROLL_PX));
+      if (!speed || window.scrollY === before) {
+        drag.scrolling = false;
+        return;
+      }
+      const over = this.zoneAt(drag.x, drag.y);
+      if (over !== drag.over) {
+        drag.over = over;
+        this.light(true);
+      }
+      requestAnimationFrame(step);
+    };
+    drag.scrolling = true;
+    requestAnimationFrame(step);
   }
 
   /** The zone under the point (the topmost: slots overlap), or null. */

@@ -201,6 +201,41 @@ def test_a_finger_drags_a_card_without_scrolling_the_page(
         phone.close()
 
 
+def test_a_card_held_at_the_screen_edge_scrolls_the_table_to_its_place(
+    browser: Any, server: str, new_check: NewCheck, console: Console, shots: Path
+) -> None:
+    """On a short screen the towers lie below the deck: holding the card near the bottom edge
+    scrolls the page until the place shows, and the drop there plays the move."""
+    short = browser.new_context(viewport={"width": 360, "height": 420}, reduced_motion="reduce")
+    try:
+        page = console.watch(short.new_page())
+        check = new_check(seed=21)
+        page.goto(check.url(server))
+        frame = page.main_frame
+        view = check.view()
+        wait_shows(frame, view)
+        code = next(m["code"] for m in view["moves"] if m["from"] == "deck" and m["to"])
+        move = move_of(view, code)
+        start = card_point(frame, "deck")
+        page.mouse.move(*start)
+        page.mouse.down()
+        page.mouse.move(start[0] + 4, start[1] + 4)
+        page.mouse.move(start[0], 412, steps=5)  # near the bottom edge, and held there
+        top = page.evaluate("() => window.scrollY")
+        page.wait_for_function(f"() => window.scrollY > {top} + 100")
+        box = page.locator(f"[data-zone='{move['to']}']").first.bounding_box()
+        assert box is not None and box["y"] < 420, "the place never scrolled into sight"
+        end = zone_point(frame, move["to"])
+        with page.expect_response(is_move):
+            page.mouse.move(*end, steps=3)
+            page.mouse.up()
+        after = check.view()
+        assert after["moves_made"] == 1 and after["board"] != view["board"]
+        snap(page, shots, "motion-drag-autoscroll")
+    finally:
+        short.close()
+
+
 # ---- a spectator, an iframe ------------------------------------------------------------------
 
 
