@@ -86,6 +86,14 @@ def sign_in(page: Page, base: str, key: str = GM_KEY) -> None:
     expect(page.locator("#app")).to_be_visible()
 
 
+def click_create(page: Page) -> None:
+    """Create the check once the odds are shown: they arrive after sign-in and, on a phone,
+    push the button down; a click during that shift can land beside it."""
+    expect(page.locator("#odds-words")).to_contain_text("%", timeout=60_000)
+    expect(page.locator("#odds")).not_to_have_attribute("aria-busy", "true")
+    page.click("#create-check")
+
+
 def line_for(database: Path, check_id: str) -> list[str]:
     """The solver's winning line for the check's deal, read from the server's database (a test
     may; the page never sees the seed before the end). Empty if the deal cannot be won."""
@@ -142,7 +150,7 @@ def test_a_gm_runs_a_check_from_the_page(
         gm.fill("#check-label", LABEL)
         gm.fill("#character", "Mira")
         snap(gm, shots, "gm-laptop-form")
-        gm.click("#create-check")
+        click_create(gm)
         expect(gm.locator("#created")).to_be_visible()
         expect(gm.locator("#created-what")).to_contain_text(LABEL)
         player_box = gm.locator("#created .link[data-role='player']")
@@ -236,7 +244,7 @@ def test_cancel_filter_and_watch_from_the_list(
         gm.on("dialog", lambda dialog: dialog.accept())
         sign_in(gm, base)
         gm.fill("#check-label", "Bram climbs the wall")
-        gm.click("#create-check")
+        click_create(gm)
         expect(gm.locator("#created")).to_be_visible()
         check_id = (
             gm.locator("#created .link[data-role='player'] input")
@@ -291,7 +299,7 @@ def test_phone_layout_fits(browser: Any, gm_server: tuple[str, Path], shots: Pat
         snap(gm, shots, "gm-phone-signin")
         sign_in(gm, base)
         gm.fill("#check-label", "Mira picks the lock")
-        gm.click("#create-check")
+        click_create(gm)
         expect(gm.locator("#created")).to_be_visible()
         gm.locator("#created .link[data-role='spectator'] button.show-qr").click()
         expect(gm.locator("#created svg.qr")).to_be_visible()
@@ -362,7 +370,7 @@ def test_a_tampered_record_does_not_match(browser: Any, gm_server: tuple[str, Pa
         gm.on("dialog", lambda dialog: dialog.accept())
         sign_in(gm, base)
         gm.fill("#check-label", "A tampered record")
-        gm.click("#create-check")
+        click_create(gm)
         expect(gm.locator("#created")).to_be_visible()
         check_id = (
             gm.locator("#created .link[data-role='player'] input")
@@ -555,7 +563,7 @@ def test_a_gm_allows_hints_and_the_list_counts_them(
     try:
         gm.fill("#check-label", "Bram reads the runes")
         gm.check("#allow-hints")
-        gm.click("#create-check")
+        click_create(gm)
         box = gm.locator("#created .link[data-role='player']")
         expect(box).to_be_visible()
         link = box.locator("input").input_value()
