@@ -886,7 +886,9 @@ class SessionService:
         #: a stale one (another process acted), which is then reloaded.
         self._heads: OrderedDict[str, StoredCheck] = OrderedDict()
         self._cache_size = cache_size
-        self._finish_lines: OrderedDict[tuple[str, int], tuple[Any, ...] | None] = OrderedDict()
+        #: Finishing lines by (check id, full position code): a position, not a version, so an
+        #: uncommitted try (a lost race) can never stand for another process's committed one.
+        self._finish_lines: OrderedDict[tuple[str, str], tuple[Any, ...] | None] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._subscriptions: list[Subscription] = []
         self._subscriptions_lock = threading.Lock()
@@ -1133,6 +1135,7 @@ class SessionService:
         the solver, which knows the hidden cards), if the GM allowed hints
         (:class:`HintsNotAllowedError` otherwise). The position does not change; the hint is
         logged, so the version goes up and the record counts it."""
+        given: list[MoveView] = []
 
         def step(stored: StoredCheck, live: _Live, now: datetime) -> _Change:
             if not stored.config.hints:
@@ -1144,6 +1147,7 @@ class SessionService:
             move = make_bot(state.game, HINT_BOT).choose(state.game, state.observation())
             if move is None or not state.is_legal(move):
                 raise NoHintError("there is no move to suggest here: conceding is all that is left")
+            given[:] = [state.game.move_view(state.observation(), move)]
             builder = _ChangeBuilder(self, stored, live, now)
             builder.add(Action(HINT, now, move.code), state)
             builder.event(
@@ -1152,6 +1156,9 @@ class SessionService:
             return builder.done()
 
         view = self._act(check_id, {"op": "hint"}, step, expected_version, idempotency_key)
+        if given and idempotency_key is None:  # without a key, the last try is the committed one
+            return given[0], view
+        # with a key the answer may be an earlier request's: the hint is that action's note
         stored = self._load(check_id)
         note = stored.actions[view.version - 1].note
         live = self._live(stored, view.version)
@@ -1179,8 +1186,11 @@ class SessionService:
                 )
             state = live.state.copy()
             builder = _ChangeBuilder(self, stored, live, now)
-            for move in line:
+            for done, move in enumerate(line, 1):
                 state.push(move)
+                # the rest of a winning line wins from here: no solver run for each view
+                if done < len(line):
+                    self._remember_line((stored.check_id, state.code()), tuple(line[done:]))
                 builder.add(Action(move.code, now, FINISHED_FOR_PLAYER), state)
                 builder.event(EventKind.MOVED, {"move": move.code})
             if state.is_terminal():
@@ -1453,17 +1463,24 @@ class SessionService:
         )
 
     def _finishing_line(self, check_id: str, live: _Live) -> tuple[Any, ...] | None:
-        """:meth:`State.finishing_line` of a check's position, worked out once per version."""
-        key = (check_id, live.version)
+        """:meth:`State.finishing_line` of a check's position, worked out once per position
+        (the solver runs only once nothing is hidden)."""
+        state = live.state
+        if live.cancelled or state.is_terminal() or state.hidden_codes():
+            return None
+        key = (check_id, state.code())
         with self._cache_lock:
             if key in self._finish_lines:
                 return self._finish_lines[key]
-        line = None if live.cancelled else live.state.copy().finishing_line()
+        line = state.copy().finishing_line()
+        self._remember_line(key, line)
+        return line
+
+    def _remember_line(self, key: tuple[str, str], line: tuple[Any, ...] | None) -> None:
         with self._cache_lock:
             self._finish_lines[key] = line
             while len(self._finish_lines) > self._cache_size:
                 self._finish_lines.popitem(last=False)
-        return line
 
     def _revealed(self, stored: StoredCheck, live: _Live, status: CheckStatus) -> RevealedRecord:
         record = live.state.record(reveal=True, tiers=stored.config.thresholds)

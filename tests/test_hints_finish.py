@@ -219,3 +219,12 @@ def test_the_terminal_offers_to_finish_a_won_check() -> None:
     assert "type f to have it played out" in result.output
     assert "Finished for you in" in result.output
     assert "SUCCESS" in result.output
+
+
+def test_a_hint_retried_with_its_idempotency_key_is_the_same_hint_counted_once() -> None:
+    service = SessionService()
+    created = service.create(GAME, {}, seed=3, hints=True)
+    first, view = service.hint(created.check_id, idempotency_key="ask-1")
+    again, view_again = service.hint(created.check_id, idempotency_key="ask-1")
+    assert again == first and view_again.version == view.version == 1
+    assert view_again.hints_used == 1
