@@ -24,6 +24,42 @@ const sleep = (ms, signal) =>
     });
   });
 
+/** One request to the API as the pages make them (no cookies, no cache, no referrer): answers
+ *  { response, data } for any status, data being the parsed JSON body or null; a network failure
+ *  is an ApiError with status 0 (an abort stays an AbortError). */
+export async function fetchJson(url, method, { headers = {}, body, signal } = {}) {
+  const init = {
+    method,
+    headers: { Accept: "application/json", ...headers },
+    cache: "no-store",
+    credentials: "omit",
+    referrerPolicy: "no-referrer",
+    signal,
+  };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(url, init);
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
+    throw new ApiError(0, {
+      title: "No connection.",
+      detail: "The server could not be reached; check the connection and try again.",
+    });
+  }
+  const text = await response.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  return { response, data };
+}
+
 export class CheckClient {
   /** root: the server's path prefix ("" normally); checkId; token: the bearer token. */
   constructor(root, checkId, token) {
@@ -41,32 +77,11 @@ export class CheckClient {
   }
 
   async request(method, path, body, signal) {
-    const init = {
-      method,
-      headers: this.headers(body === undefined ? {} : { "Content-Type": "application/json" }),
-      cache: "no-store",
-      credentials: "omit",
-      referrerPolicy: "no-referrer",
+    const { response, data } = await fetchJson(this.url(path), method, {
+      headers: this.headers(),
+      body,
       signal,
-    };
-    if (body !== undefined) init.body = JSON.stringify(body);
-    let response;
-    try {
-      response = await fetch(this.url(path), init);
-    } catch (error) {
-      if (error.name === "AbortError") throw error;
-      throw new ApiError(0, {
-        title: "No connection.",
-        detail: "The server could not be reached; check the connection and try again.",
-      });
-    }
-    const text = await response.text();
-    let data = null;
-    try {
-      data = text ? JSON.parse(text) : null;
-    } catch {
-      data = null;
-    }
+    });
     if (!response.ok) throw new ApiError(response.status, data);
     return data;
   }

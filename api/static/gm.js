@@ -4,7 +4,7 @@
 // GM's checks live: cancel them, watch them, and check a finished check's commitment.
 // Only public endpoints of the API are used (docs/api.md). Nothing here names a game.
 
-import { ApiError, SseParser, readStream } from "./api.js";
+import { ApiError, SseParser, fetchJson, readStream } from "./api.js";
 import { qrSvg } from "./qr.js";
 
 const root = document.documentElement.dataset.root || "";
@@ -33,38 +33,9 @@ const state = {
 // ---- talking to the API ----------------------------------------------------------------------
 
 /** A request with the GM key; answers { response, data } for any status. */
-async function call(method, path, { body, signal, headers = {} } = {}) {
-  const init = {
-    method,
-    headers: { Accept: "application/json", ...headers },
-    cache: "no-store",
-    credentials: "omit",
-    referrerPolicy: "no-referrer",
-    signal,
-  };
-  if (state.key) init.headers.Authorization = `Bearer ${state.key}`;
-  if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  let response;
-  try {
-    response = await fetch(`${root}${path}`, init);
-  } catch (error) {
-    if (error.name === "AbortError") throw error;
-    throw new ApiError(0, {
-      title: "No connection.",
-      detail: "The server could not be reached; check the connection and try again.",
-    });
-  }
-  const text = await response.text();
-  let data = null;
-  try {
-    data = text ? JSON.parse(text) : null;
-  } catch {
-    data = null;
-  }
-  return { response, data };
+function call(method, path, { body, signal, headers = {} } = {}) {
+  const auth = state.key ? { Authorization: `Bearer ${state.key}` } : {};
+  return fetchJson(`${root}${path}`, method, { headers: { ...headers, ...auth }, body, signal });
 }
 
 /** A request that must succeed (2xx): its JSON, or an ApiError. */
