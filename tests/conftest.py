@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -50,3 +52,32 @@ def find_winning_line(state: ThreeTowersState, max_nodes: int = 200_000) -> list
 @pytest.fixture
 def solve() -> Solver:
     return find_winning_line
+
+
+# ---- the browser (one Playwright per test process: a second sync Playwright in the same
+# process fails, so every test that drives Chromium takes this fixture) ----------------------
+
+#: Debian's Chromium (.ci/run installs it); the browser tests and the Foundry harness test use it.
+CHROMIUM = os.environ.get("SKILLCHECK_CHROMIUM", "/usr/bin/chromium")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(
+            f"Chromium is missing at {CHROMIUM}: install Debian's package "
+            "(apt-get install chromium; .ci/run does it) — the browser tests need a real browser",
+            pytrace=False,
+        )
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:  # pragma: no cover - the test extra installs it
+        pytest.fail(f"playwright is not installed (pip install -e '.[test]'): {exc}", pytrace=False)
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"]
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()

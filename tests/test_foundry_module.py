@@ -44,7 +44,6 @@ MODULE = FOUNDRY / "skillcheck"
 IMAGES = ROOT / "docs" / "images" / "vtt"
 GM_KEY = "gm-foundry-module-key"
 FOUNDRY_ORIGIN = "https://foundry.example.test"
-CHROMIUM = "/usr/bin/chromium"
 
 
 def node() -> str:
@@ -231,12 +230,8 @@ def _player_token(frame: Any, check_id: str) -> str:
 
 @pytest.mark.slow
 def test_harness_in_chromium_and_the_docs_screenshots(
-    server: str, harness: int, tmp_path: Path
+    server: str, harness: int, tmp_path: Path, browser: Any
 ) -> None:
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(f"Chromium is missing at {CHROMIUM} (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
     seed, line = winning_seed(PARAMS)
     gm_auth = {"Authorization": f"Bearer {GM_KEY}"}
     # The pictures go to a temporary folder; SKILLCHECK_DOC_IMAGES=1 writes them over the docs'
@@ -244,11 +239,8 @@ def test_harness_in_chromium_and_the_docs_screenshots(
     shots = IMAGES if os.environ.get("SKILLCHECK_DOC_IMAGES") == "1" else tmp_path
     shots.mkdir(parents=True, exist_ok=True)
     errors: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"]
-        )
-        context = browser.new_context(viewport={"width": 2120, "height": 880})
+    context = browser.new_context(viewport={"width": 2120, "height": 880})
+    try:
         context.set_default_timeout(10000)
         page = context.new_page()
         page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
@@ -404,4 +396,5 @@ def test_harness_in_chromium_and_the_docs_screenshots(
         note.first.wait_for()
         assert f"http://127.0.0.1:{harness}" in note.first.inner_text()
         other.locator("#client-gm").screenshot(path=str(shots / "foundry-error-cors.png"))
-        browser.close()
+    finally:
+        context.close()

@@ -166,28 +166,6 @@ def new_check(http: httpx.Client) -> Callable[..., Check]:
 # ---- the browser ---------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(
-            f"Chromium is missing at {CHROMIUM}: install Debian's package "
-            "(apt-get install chromium; .ci/run does it) — the browser tests need a real browser",
-            pytrace=False,
-        )
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError as exc:  # pragma: no cover - the test extra installs it
-        pytest.fail(f"playwright is not installed (pip install -e '.[test]'): {exc}", pytrace=False)
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"]
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
 @pytest.fixture
 def context(browser: Any) -> Iterator[Any]:
     ctx = browser.new_context(viewport={"width": 1000, "height": 900})
