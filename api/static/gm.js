@@ -286,15 +286,19 @@ async function chooseGame(name) {
   state.game = name;
   $("game").value = name;
   let detail = state.details.get(name);
+  // (whether the game calibrates is asked at the same time, so that its box appears with the
+  // fields, in one frame, not after them)
+  const probing = probeCalibrate(name);
   if (!detail) {
     detail = await api("GET", `/v1/games/${encodeURIComponent(name)}`);
     state.details.set(name, detail);
   }
+  await probing;
   $("game-summary").textContent = detail.summary;
   const example = detail.examples?.[0]?.params || {};
   const fields = $("param-fields");
   fields.replaceChildren(...detail.parameters.map((spec) => fieldFor(spec, valueAt(example, spec.path))));
-  probeCalibrate(name);
+  showCalibrate(name);
   scheduleOdds();
 }
 
@@ -511,8 +515,8 @@ async function runCareful() {
   }
 }
 
+/** Learns once per game whether the server calibrates it (shown by showCalibrate). */
 async function probeCalibrate(name) {
-  const box = $("calibrate");
   if (!state.calibrates.has(name)) {
     let offered = false;
     try {
@@ -523,7 +527,10 @@ async function probeCalibrate(name) {
     }
     state.calibrates.set(name, offered);
   }
-  box.hidden = !(state.calibrates.get(name) && state.game === name);
+}
+
+function showCalibrate(name) {
+  $("calibrate").hidden = !(state.calibrates.get(name) && state.game === name);
 }
 
 async function calibrate() {

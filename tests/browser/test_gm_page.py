@@ -87,8 +87,8 @@ def sign_in(page: Page, base: str, key: str = GM_KEY) -> None:
 
 
 def click_create(page: Page) -> None:
-    """Create the check once the odds are shown: they arrive after sign-in and, on a phone,
-    push the button down; a click during that shift can land beside it."""
+    """Create the check once the odds are shown, so that the check is made with them in view
+    (the test also waits for the page to settle under a loaded machine)."""
     expect(page.locator("#odds-words")).to_contain_text("%", timeout=60_000)
     expect(page.locator("#odds")).not_to_have_attribute("aria-busy", "true")
     page.click("#create-check")
@@ -308,6 +308,66 @@ def test_phone_layout_fits(browser: Any, gm_server: tuple[str, Path], shots: Pat
         snap(gm, shots, "gm-phone")
         link = gm.locator("#created .link[data-role='spectator'] input").input_value()
         assert decode_qr(gm.locator("#created svg.qr").screenshot()) == link
+    finally:
+        context.close()
+
+
+def test_on_a_phone_the_create_button_stays_put_while_the_odds_come(
+    browser: Any, gm_server: tuple[str, Path], shots: Path
+) -> None:
+    """On a phone the odds sit above the Create button. Their arriving, growing (a careful
+    player's offer, the calibration box) or shrinking never moves the button on the screen, so
+    a tap aimed at it lands on it; and the button is in reach without scrolling."""
+    base, _ = gm_server
+    context = browser.new_context(
+        viewport={"width": 360, "height": 740},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+    )
+    context.set_default_timeout(10000)
+    try:
+        gm = context.new_page()
+        sign_in(gm, base)
+        gm.select_option("#game", "three-towers")
+        button = gm.locator("#create-check")
+        expect(gm.locator("#param-level")).to_be_visible()
+        where = button.bounding_box()
+        assert where is not None and where["y"] + where["height"] <= 740, where
+        heights: list[float] = []
+
+        def change_level_and_watch(level: str, where: dict[str, float]) -> None:
+            # (set from a script: filling the field would scroll it into view; here the odds
+            # change while the GM looks elsewhere, as when they arrive after a scroll)
+            gm.evaluate(
+                "(level) => { const field = document.querySelector('#param-level');"
+                " field.value = level;"
+                " field.dispatchEvent(new Event('change', { bubbles: true })); }",
+                level,
+            )
+            for _ in range(30):  # sampled while the odds are worked out and shown
+                assert button.bounding_box() == where
+                heights.append(gm.locator("#odds").bounding_box()["height"])
+                gm.wait_for_timeout(50)
+            expect(gm.locator("#odds-words")).to_contain_text("%", timeout=60_000)
+            expect(gm.locator("#odds")).not_to_have_attribute("aria-busy", "true")
+            assert button.bounding_box() == where
+
+        # At the top of the form the button waits at the foot of the screen.
+        for level in ("7", "9"):
+            change_level_and_watch(level, where)
+        # (level 9 offers the careful player, level 7 does not: the box grew and shrank)
+        assert max(heights) > min(heights), "the odds never changed size: nothing was tested"
+        # Scrolled down to the odds, the button rests at the end of the form, and odds that
+        # shrink and grow again leave it there (the browser keeps what is in view in place).
+        gm.evaluate("document.querySelector('#odds').scrollIntoView({ block: 'start' })")
+        rest = button.bounding_box()
+        assert rest is not None and rest["y"] >= 0 and rest["y"] + rest["height"] <= 740, rest
+        for level in ("7", "9"):
+            change_level_and_watch(level, rest)
+        snap(gm, shots, "gm-phone-odds")
+        button.tap()
+        expect(gm.locator("#created")).to_be_visible()
     finally:
         context.close()
 
