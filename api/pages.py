@@ -5,7 +5,9 @@
   so it stays out of access logs and ``Referer`` headers. The HTML is the same for every check:
   it carries the registered games (title, deck, page module) from
   :data:`skillcheck.engine.GAMES` in ``data-games``, and the page picks the one the check's view
-  names. Nothing here or in ``api/static/`` outside ``games/`` names a game.
+  names. Nothing here or in ``api/static/`` outside ``games/`` names a game. Its head preloads
+  every module ``play.js`` imports and the registered games' deck tables, so neither waits on
+  another request (docs/performance.md, "Player's page: first render").
 - ``GET /play-assets/{build}/{name}`` and ``.../games/{name}``: the page's JavaScript modules, CSS
   and icon, read once from ``api/static/``, and the games' own page modules from
   ``api/static/games/`` (``<game name>.js``, or the game's ``page_module``). ``build`` is a hash
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -123,6 +126,39 @@ def _page_module(name: str, cls: Any) -> str | None:
         if stem and f"{_GAMES_FOLDER}/{stem}.js" in ASSETS:
             return f"{_GAMES_FOLDER}/{stem}.js"
     return None
+
+
+_IMPORT = re.compile(r"""^\s*import\b[^;]*?\bfrom\s+["']\./([\w.-]+\.js)["']""", re.MULTILINE)
+
+
+def module_imports(entry: str) -> list[str]:
+    """Every page module ``entry`` imports, directly or not (its static ``import … from
+    "./x.js"`` lines), in the order they are first met: the page preloads them all at once
+    instead of finding them one level at a time."""
+    found: list[str] = []
+    pending = [entry]
+    while pending:
+        asset = ASSETS.get(pending.pop(0))
+        for name in _IMPORT.findall(asset.body.decode() if asset else ""):
+            if name not in found and name != entry:
+                found.append(name)
+                pending.append(name)
+    return found
+
+
+def page_preloads(assets: str, root: str, decks: list[str]) -> str:
+    """The play page's ``<link rel=preload>`` lines: its modules, and the tables of the decks
+    the registered games use (fetched while the page parses, so they are in hand before the
+    check's view is)."""
+    lines = [f'<link rel="modulepreload" href="{assets}/{name}">' for name in _PLAY_MODULES]
+    lines += [
+        f'<link rel="preload" href="{root}/v1/decks/{_html_attr(deck)}" as="fetch" crossorigin>'
+        for deck in decks
+    ]
+    return "\n".join(lines)
+
+
+_PLAY_MODULES = module_imports("play.js")
 
 
 def games_data() -> dict[str, dict[str, Any]]:
@@ -229,10 +265,14 @@ def _html_attr(text: str) -> str:
 def play_page(request: Request[Any, Any, Any], check_id: str) -> Response[str]:
     """The player's (or spectator's) page for a check; the token is read from the fragment."""
     root = _html_attr(_root(request))
-    games = _html_attr(json.dumps(games_data(), sort_keys=True, separators=(",", ":")))
+    data = games_data()
+    games = _html_attr(json.dumps(data, sort_keys=True, separators=(",", ":")))
+    decks = sorted({game["deck"] for game in data.values() if game["deck"]})
+    assets = f"{root}/play-assets/{BUILD}"
     html = (
         _TEMPLATE.replace("%POLICY%", PAGE_POLICY)
-        .replace("%ASSETS%", f"{root}/play-assets/{BUILD}")
+        .replace("%PRELOADS%", page_preloads(assets, root, decks))
+        .replace("%ASSETS%", assets)
         .replace("%ROOT%", root)
         .replace("%GAMES%", games)
     )

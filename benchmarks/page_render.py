@@ -2,19 +2,26 @@
 and painted table, and how much the layout shifts (issue 12: under 100 ms, no layout shift).
 
     python3 benchmarks/page_render.py                    # every game, laptop and phone, 20 loads
-    python3 benchmarks/page_render.py --loads 50 --throttle 4 --json out.json
+    python3 benchmarks/page_render.py --loads 50 --latency 50 --throttle 4 --json out.json
 
-Loopback only. The real API runs in a subprocess (a fresh SQLite file, benchmarks/
-_api_harness.py); for each registered game a check is created (its first example's parameters,
-a fixed seed) and played a few moves in, then the player's page is loaded ``--loads`` times in
-Debian's Chromium (``SKILLCHECK_CHROMIUM``, default /usr/bin/chromium) at 1280 x 800 and at
-360 x 740 (a phone or a VTT's narrow frame), motion reduced. The page marks three moments
-(``performance.mark``, api/static/play.js): ``skillcheck:view`` when the check's view has been
-read, ``skillcheck:drawn`` when the table is in the DOM, ``skillcheck:painted`` in a task after
-the next animation frame (the table is on screen). Reported per game and viewport: p50, p90 and
-the worst of view -> drawn and view -> painted, navigation -> painted, and the cumulative layout
+The real API runs in a subprocess (a fresh SQLite file, benchmarks/_api_harness.py) on
+loopback; for each registered game a check is created (its first example's parameters, a fixed
+seed) and played a few moves in, then the player's page is loaded ``--loads`` times in Debian's
+Chromium (``SKILLCHECK_CHROMIUM``, default /usr/bin/chromium) at 1280 x 800 and at 360 x 740
+(a phone or a VTT's narrow frame), motion reduced.
+
+The view has arrived when the last byte of its response has (``responseEnd`` of the page's
+``GET /v1/checks/{id}`` in Resource Timing), so whatever the page is busy with when it comes
+counts. The page marks ``skillcheck:drawn`` when the table is in the DOM and
+``skillcheck:painted`` in a task after the next animation frame (the table is on screen;
+``performance.mark``, api/static/play.js). Reported per game and viewport: p50, p90 and the
+worst of view -> drawn and view -> painted, navigation -> painted, and the cumulative layout
 shift (the Layout Instability API's entries without recent input, summed over the load).
-``--throttle N`` slows Chromium's CPU N times (DevTools' CPU throttling), as a slower phone.
+
+``--latency MS`` adds that round trip to every request (DevTools' network emulation), as a
+phone's network: loopback answers at once, which leaves the page no time to prepare while it
+waits. ``--throttle N`` slows Chromium's CPU N times (DevTools' CPU throttling), as a slower
+phone.
 """
 
 from __future__ import annotations
@@ -58,11 +65,15 @@ new PerformanceObserver((list) => {
 """
 MEASURE = """() => {
   const at = (name) => performance.getEntriesByName(name)[0]?.startTime;
-  const view = at("skillcheck:view");
+  // The view has arrived when its response's last byte has (Resource Timing), not when the
+  // page got round to reading it: work the page does while waiting counts if it delays the read.
+  const fetched = performance.getEntriesByType("resource").filter(
+    (e) => e.initiatorType === "fetch" && /\\/v1\\/checks\\/[^/?]+$/.test(e.name.split("?")[0]));
+  const view = fetched.length ? fetched[0].responseEnd : at("skillcheck:view");
   const drawn = at("skillcheck:drawn");
   const painted = at("skillcheck:painted");
   return { drawn: drawn - view, painted: painted - view, total: painted, cls: window.__cls,
-           moved: window.__moved };
+           moved: window.__moved, read: at("skillcheck:view") - view };
 }"""
 
 
@@ -91,16 +102,29 @@ def make_check(http: httpx.Client, name: str, moves: int) -> str:
     return f"/play/{body['check_id']}#token={token}"
 
 
-def measure(browser: Any, url: str, size: str, loads: int, throttle: float) -> list[dict[str, Any]]:
+def measure(
+    browser: Any, url: str, size: str, loads: int, throttle: float, latency: float = 0
+) -> list[dict[str, Any]]:
     context = browser.new_context(**VIEWPORTS[size], reduced_motion="reduce")
     context.add_init_script(SHIFTS)
     results = []
     try:
         for _ in range(loads):
             page = context.new_page()
+            cdp = context.new_cdp_session(page)
             if throttle > 1:
-                cdp = context.new_cdp_session(page)
                 cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+            if latency > 0:
+                cdp.send("Network.enable")
+                cdp.send(
+                    "Network.emulateNetworkConditions",
+                    {
+                        "offline": False,
+                        "latency": latency,
+                        "downloadThroughput": -1,
+                        "uploadThroughput": -1,
+                    },
+                )
             page.goto(url)
             # (polled from here: the page's policy forbids the eval a waiting predicate needs)
             painted = "() => performance.getEntriesByName('skillcheck:painted').length"
@@ -129,6 +153,9 @@ def main() -> None:
     parser.add_argument("--loads", type=int, default=20, help="page loads per game and viewport")
     parser.add_argument("--moves", type=int, default=6, help="moves played before the loads")
     parser.add_argument("--throttle", type=float, default=1, help="CPU slow-down factor")
+    parser.add_argument(
+        "--latency", type=float, default=0, help="round trip added to every request, in ms"
+    )
     parser.add_argument("--games", nargs="*", default=sorted(GAMES), help="games to load")
     parser.add_argument("--json", type=Path, help="write the numbers here too")
     args = parser.parse_args()
@@ -141,9 +168,10 @@ def main() -> None:
             for name in args.games:
                 link = server.base_url + make_check(http, name, args.moves)
                 for size in VIEWPORTS:
-                    found = measure(browser, link, size, args.loads, args.throttle)
+                    found = measure(browser, link, size, args.loads, args.throttle, args.latency)
                     rows.append({
                         "game": name, "viewport": size, "loads": len(found),
+                        "view_to_read_ms": summary([f["read"] for f in found]),
                         "view_to_drawn_ms": summary([f["drawn"] for f in found]),
                         "view_to_painted_ms": summary([f["painted"] for f in found]),
                         "navigation_to_painted_ms": summary([f["total"] for f in found]),
@@ -151,7 +179,10 @@ def main() -> None:
                         "shifted": sorted({m for f in found for m in f["moved"]}),
                     })  # fmt: skip
         browser.close()
-    table = Table(title=f"First render of the player's page (CPU throttle {args.throttle:g}x)")
+    table = Table(
+        title=f"First render of the player's page (CPU throttle {args.throttle:g}x, "
+        f"latency {args.latency:g} ms)"
+    )
     for column in ("game", "viewport", "view→drawn p50/p90/max ms", "view→painted p50/p90/max ms",
                    "navigation→painted p50 ms", "CLS max"):  # fmt: skip
         table.add_column(column)
@@ -171,7 +202,8 @@ def main() -> None:
         if row["shifted"]:
             print(f"{row['game']} {row['viewport']}: shifted {', '.join(row['shifted'])}")
     if args.json:
-        args.json.write_text(json.dumps({"throttle": args.throttle, "rows": rows}, indent=2))
+        settings = {"throttle": args.throttle, "latency": args.latency}
+        args.json.write_text(json.dumps({**settings, "rows": rows}, indent=2))
 
 
 if __name__ == "__main__":

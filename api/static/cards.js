@@ -24,6 +24,7 @@ export const CARD_H = 140;
 const FONT = '"DejaVu Sans", "Noto Sans", Verdana, "Segoe UI", Roboto, Arial, sans-serif';
 const NAME_WIDTH = 86; // the width a name may take (the card less its margins)
 const NAME_SIZE = 12.5; // a name's size when it fits
+const SLICE_MS = 3; // the longest run of drawing ahead between two looks at what has arrived
 
 /** A CSS-safe lower-case word for a name ("Light Keeper" -> "light-keeper"). */
 export function slug(text) {
@@ -50,12 +51,25 @@ function node(name, attributes = {}, text = null) {
 }
 
 let measurer = null;
-/** The width of `text` in the faces' bold font at size 1 (canvas metrics, no layout needed). */
+let measuring = ""; // the font the measurer is set to
+const widths = new Map(); // "weight text" -> width at size 1: a deck repeats its ranks and symbols
+/** The width of `text` in the faces' font at size 1 (canvas metrics, no layout needed). Setting
+ *  a canvas font parses it and measuring loads it, so each is done once per weight and text. */
 function textWidth(text, weight = "bold") {
-  measurer = measurer || document.createElement("canvas").getContext("2d");
-  if (!measurer) return text.length * 0.62;
-  measurer.font = `${weight} 100px ${FONT}`;
-  return measurer.measureText(text).width / 100;
+  const key = `${weight} ${text}`;
+  let width = widths.get(key);
+  if (width === undefined) {
+    measurer = measurer || document.createElement("canvas").getContext("2d");
+    if (!measurer) return text.length * 0.62;
+    const font = `${weight} 100px ${FONT}`;
+    if (measuring !== font) {
+      measurer.font = font;
+      measuring = font;
+    }
+    width = measurer.measureText(text).width / 100;
+    widths.set(key, width);
+  }
+  return width;
 }
 
 /** The size at which `text` fits `width` (at most `size`). */
@@ -81,6 +95,20 @@ const PIPS = {
   10: [[L, 30], [R, 30], [C, 43], [L, 56.7], [R, 56.7], [L, 83.3], [R, 83.3], [C, 97], [L, 110], [R, 110]],
 };
 
+/** Runs `fn` in a task of its own at background priority: after whatever else is waiting (the
+ *  view's response above all), yet without the 4 ms a nested setTimeout is held back. */
+function nextTask(fn) {
+  if (globalThis.scheduler?.postTask) {
+    globalThis.scheduler.postTask(fn, { priority: "background" });
+  } else if (typeof MessageChannel !== "undefined") {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => fn();
+    channel.port2.postMessage(null);
+  } else {
+    setTimeout(fn, 0);
+  }
+}
+
 export class CardTable {
   constructor(data) {
     this.deck = data?.deck || "";
@@ -91,15 +119,15 @@ export class CardTable {
     this.rowIndex = [...this.cards.values()].some((c) => (c.suits || []).length > 1);
     this.customFace = null;
     this.drawn = new Map(); // code -> a drawn face to clone (drawing is the costly part)
+    this.preparing = null; // the idle-time step drawing faces ahead, while it runs
   }
 
   /** The table of deck `deck` (a game's deck_name); a table of bare codes if it cannot load. */
   static async load(root, deck) {
     if (!deck) return new CardTable(null);
     try {
-      const response = await fetch(`${root}/v1/decks/${encodeURIComponent(deck)}`, {
-        credentials: "omit",
-      });
+      // (the request the page's <link rel=preload> made: same URL, mode and credentials)
+      const response = await fetch(`${root}/v1/decks/${encodeURIComponent(deck)}`);
       if (response.ok) return new CardTable(await response.json());
     } catch {
       // The page still works with bare codes.
@@ -111,7 +139,34 @@ export class CardTable {
    *  the usual face. */
   setFace(fn) {
     this.customFace = typeof fn === "function" ? fn : null;
+    this.stopPreparing();
     this.drawn.clear();
+  }
+
+  /** Draws the deck's faces ahead, a short slice at a time, while the check's view is on its
+   *  way: showing a card is then only a clone. Each slice is a background task of its own (not
+   *  an idle callback: a loading page has few idle periods), so a response that arrives
+   *  meanwhile waits for one slice at most. */
+  prepare() {
+    if (this.preparing || typeof document === "undefined") return;
+    const codes = [...this.cards.keys()];
+    const step = () => {
+      if (this.preparing !== step) return;
+      const until = performance.now() + SLICE_MS;
+      do {
+        const code = codes.shift();
+        if (code !== undefined && !this.drawn.has(code)) this.drawn.set(code, this.drawFace(code));
+      } while (codes.length && performance.now() < until);
+      if (codes.length) nextTask(step);
+      else this.preparing = null;
+    };
+    this.preparing = step;
+    nextTask(step);
+  }
+
+  /** Stops drawing ahead (the check turned out to use another deck). */
+  stopPreparing() {
+    this.preparing = null;
   }
 
   /** What the page knows of a code: names, rank, suits (a bare code if the table lacks it). */

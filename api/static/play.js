@@ -78,7 +78,7 @@ function tokenFromFragment() {
 }
 
 function fatal(title, detail, retry = false) {
-  $("header").hidden = false;
+  for (const id of ["header", "main"]) $(id).classList.remove("pending");
   $("loading").hidden = true;
   $("game").hidden = true;
   $("fatal-title").textContent = title;
@@ -117,9 +117,14 @@ async function start() {
   page.client = new CheckClient(page.root, checkId, token);
   // The decks' tables load while the view does (they are the same for every check and cached
   // for a day), so the table is drawn as soon as the view arrives.
+  // Their faces are drawn ahead in idle time, while the view is still on its way.
   const decks = new Map();
   for (const game of Object.values(page.games)) {
-    if (game?.deck && !decks.has(game.deck)) decks.set(game.deck, CardTable.load(page.root, game.deck));
+    if (game?.deck && !decks.has(game.deck)) {
+      const loading = CardTable.load(page.root, game.deck);
+      loading.then((table) => table.prepare());
+      decks.set(game.deck, loading);
+    }
   }
   let view;
   try {
@@ -134,6 +139,9 @@ async function start() {
     return;
   }
   page.game = page.games[view.game] || { title: view.game, deck: null, module: null, deal_order: "" };
+  for (const [deck, loading] of decks) {
+    if (deck !== page.game.deck) loading.then((table) => table.stopPreparing());
+  }
   const [cards, plugin] = await Promise.all([
     decks.get(page.game.deck) || CardTable.load(page.root, page.game.deck),
     loadPlugin(page.game.module),
@@ -150,9 +158,8 @@ async function start() {
   $("game").hidden = false;
   $("main").setAttribute("aria-busy", "false");
   showRole();
-  // The header and footer appear with the table, in the same frame: nothing on screen moves.
-  $("header").hidden = false;
-  $("footer").hidden = false;
+  // The header, the table and the footer appear together, in one frame: nothing on screen moves.
+  for (const id of ["header", "main", "footer"]) $(id).classList.remove("pending");
   applyView(view);
   performance.mark("skillcheck:drawn");
   // The frame that shows the table: a task queued from the next animation frame runs after it
@@ -1129,6 +1136,9 @@ function wire() {
   window.addEventListener("hashchange", () => location.reload());
 }
 
+// The requests go out first (start() runs up to its first wait); the controls are wired while
+// they are on their way.
+const started = start();
 wire();
 document.addEventListener("keydown", openKeyboardDoor, true); // before onKey (capture)
-start().catch((error) => fatal("The page failed to start.", String(error), true));
+started.catch((error) => fatal("The page failed to start.", String(error), true));

@@ -102,11 +102,37 @@ def test_page_shows_the_observation(page: Page, server: str, new_check: NewCheck
     assert page.locator("script:not([src])").count() == 0
 
 
+STATIC = Path(__file__).resolve().parents[2] / "api" / "static"
+
+
+def _imported_modules(entry: str) -> set[str]:
+    """The page modules ``entry`` imports, directly or not, read from the files themselves."""
+    found: set[str] = set()
+    pending = [entry]
+    while pending:
+        source = (STATIC / pending.pop()).read_text()
+        for name in re.findall(r'^import [^;]*? from "\./([\w.-]+\.js)";', source, re.MULTILINE):
+            if name not in found:
+                found.add(name)
+                pending.append(name)
+    return found
+
+
 def test_assets_are_served_with_types_and_cache_headers(http: Any, server: str) -> None:
     html = http.get("/play/anything").text
     links = re.findall(r'(?:src|href)="(/play-assets/[^"]+)"', html)
     names = {link.rsplit("/", 1)[1] for link in links}
-    assert names == {"icon.svg", "play.css", "motion.css", "play.js"}
+    modules = _imported_modules("play.js")
+    assert {"api.js", "cards.js", "drag.js", "motion.js"} <= modules
+    assert names == {"icon.svg", "play.css", "motion.css", "play.js"} | modules
+    # Every module the page imports is preloaded, so none waits for the one that imports it;
+    # so is the table of every registered game's deck, so it is in hand before the view.
+    preload_module = r'<link rel="modulepreload" href="/play-assets/[^/]+/([^"]+)">'
+    preloaded = set(re.findall(preload_module, html))
+    assert preloaded == modules
+    preload_deck = r'<link rel="preload" href="/v1/decks/([^"]+)" as="fetch" crossorigin>'
+    decks = set(re.findall(preload_deck, html))
+    assert decks == {cls.deck_name for cls in GAMES.values() if getattr(cls, "deck_name", None)}
     for link in links:
         got = http.get(link)
         assert got.status_code == 200
@@ -142,6 +168,22 @@ def test_assets_are_served_with_types_and_cache_headers(http: Any, server: str) 
             assert got.status_code == 200 and got.headers["content-type"].startswith(
                 "text/javascript"
             )
+
+
+def test_the_page_uses_what_it_preloads(page: Page, server: str, new_check: NewCheck) -> None:
+    """The deck tables and modules are each fetched once: the page's own requests are the
+    preloads (same URL, mode and credentials), not second copies."""
+    check = new_check(label="preloads")
+    open_page(page, server, check)
+    expect(page.locator("#game")).to_be_visible()
+    fetched = page.evaluate(
+        "() => performance.getEntriesByType('resource').map((e) => e.name.split('#')[0])"
+    )
+    decks = [url for url in fetched if "/v1/decks/" in url]
+    assert sorted(decks) == sorted(set(decks)) and decks, fetched
+    modules = [url for url in fetched if url.endswith(".js")]
+    assert sorted(modules) == sorted(set(modules))
+    assert len(modules) == 1 + len(_imported_modules("play.js"))
 
 
 def test_missing_and_wrong_tokens_say_so(page: Page, server: str, new_check: NewCheck) -> None:
