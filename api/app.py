@@ -25,6 +25,7 @@ from sqlalchemy.exc import SQLAlchemyError
 import skillcheck.games  # noqa: F401  (registers the built-in and plug-in games)
 from api.db import database_config, migrate
 from api.docs_page import OfflineDocsPlugin
+from api.foundry import FOUNDRY_HANDLERS
 from api.live import Bridge, make_channels
 from api.odds import OddsController, OddsRunner
 from api.openapi import tell_the_truth
@@ -182,7 +183,14 @@ def create_app(settings: Settings | None = None) -> Litestar:
             max_age=600,
         )
     app = Litestar(
-        route_handlers=[GamesController, ChecksController, OddsController, health, *PAGE_HANDLERS],
+        route_handlers=[
+            GamesController,
+            ChecksController,
+            OddsController,
+            health,
+            *PAGE_HANDLERS,
+            *FOUNDRY_HANDLERS,
+        ],
         on_startup=[on_startup],
         on_shutdown=[on_shutdown],
         plugins=[SQLAlchemyPlugin(config=db_config), channels],

@@ -85,6 +85,9 @@ class Settings:
     #: The API's public address (``https://checks.example``): webhooks then link the revealed
     #: record with an absolute URL; unset, the link is a path.
     public_url: str | None = None
+    #: The Foundry VTT module's folder, served at /foundry/ (api/foundry.py); unset, the
+    #: checkout's examples/foundry/skillcheck/.
+    foundry_module: str | None = None
     #: Live streams (SSE) open at once, per check and per client address, in each process: a
     #: stream holds a connection and a subscription, so anyone with a token could otherwise
     #: open thousands. Over either, 429 with Retry-After.
@@ -111,6 +114,7 @@ class Settings:
             rate_limit=parse_rate_limit(env.get("SKILLCHECK_RATE_LIMIT")),
             webhooks_allow_private=_flag(env.get("SKILLCHECK_WEBHOOKS_ALLOW_PRIVATE"), False),
             public_url=(env.get("SKILLCHECK_PUBLIC_URL") or "").rstrip("/") or None,
+            foundry_module=env.get("SKILLCHECK_FOUNDRY_MODULE") or None,
             threads=int(env.get("SKILLCHECK_THREADS") or 4),
             streams_per_check=_positive(env, "SKILLCHECK_STREAMS_PER_CHECK", 16),
             streams_per_client=_positive(env, "SKILLCHECK_STREAMS_PER_CLIENT", 32),

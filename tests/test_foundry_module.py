@@ -17,6 +17,7 @@ Node is required: without it these tests fail (CI installs it); they are never s
 from __future__ import annotations
 
 import functools
+import io
 import json
 import os
 import re
@@ -157,15 +158,39 @@ def test_package_builds_an_installable_zip(tmp_path: Path) -> None:
         shipped = {n for n in names if n != "module.json"}
         on_disk = {p.relative_to(MODULE).as_posix() for p in MODULE.rglob("*") if p.is_file()}
         assert shipped == on_disk - {"module.json"}
-    # The same sources give the same bytes; the default URLs follow the release pattern [F8].
+    # The same sources give the same bytes. Without --base-url there is no address to write
+    # into the manifest: the script says so, and where the server serves the module itself.
     again = build(tmp_path / "b", "--base-url", base)
     assert again.returncode == 0, again.stderr
     assert (tmp_path / "b" / "skillcheck-foundry.zip").read_bytes() == archive.read_bytes()
     default = build(tmp_path / "c")
-    assert default.returncode == 0, default.stderr
-    released = json.loads((tmp_path / "c" / "module.json").read_text(encoding="utf-8"))
-    assert released["manifest"].endswith("/releases/latest/download/module.json")
-    assert f"/releases/download/foundry-v{released['version']}/" in released["download"]
+    assert default.returncode == 2 and "--base-url" in default.stderr, default.stderr
+    assert not (tmp_path / "c").exists()
+
+
+def test_the_server_serves_the_module_foundry_installs(server: str, tmp_path: Path) -> None:
+    """GET /foundry/module.json is a manifest URL a GM pastes into Foundry: its manifest and
+    download are on this server, and the zip it names is the one package.py builds for that
+    address, byte for byte."""
+    manifest_url = f"{server}/foundry/module.json"
+    got = httpx.get(manifest_url)
+    assert got.status_code == 200, got.text
+    assert got.headers["content-type"].startswith("application/json")
+    manifest = got.json()
+    assert manifest["manifest"] == manifest_url
+    assert manifest["download"] == f"{server}/foundry/skillcheck-foundry.zip"
+    assert manifest["id"] == "skillcheck"
+    download = httpx.get(manifest["download"])
+    assert download.status_code == 200
+    assert download.headers["content-type"] == "application/zip"
+    with zipfile.ZipFile(io.BytesIO(download.content)) as zf:
+        assert json.loads(zf.read("module.json")) == manifest
+        assert set(manifest["esmodules"]) <= set(zf.namelist())
+    built = build(tmp_path / "d", "--base-url", f"{server}/foundry")
+    assert built.returncode == 0, built.stderr
+    assert (tmp_path / "d" / "skillcheck-foundry.zip").read_bytes() == download.content
+    # Nothing else is served from that folder.
+    assert httpx.get(f"{server}/foundry/scripts/main.mjs").status_code == 404
 
 
 def test_package_refuses_a_manifest_naming_a_missing_file(tmp_path: Path) -> None:
@@ -174,7 +199,7 @@ def test_package_refuses_a_manifest_naming_a_missing_file(tmp_path: Path) -> Non
     manifest = json.loads((source / "module.json").read_text(encoding="utf-8"))
     manifest["styles"].append("styles/missing.css")
     (source / "module.json").write_text(json.dumps(manifest), encoding="utf-8")
-    done = build(tmp_path / "out", "--source", str(source))
+    done = build(tmp_path / "out", "--source", str(source), "--base-url", "https://x.example/m")
     assert done.returncode != 0
     assert "styles/missing.css" in done.stderr
     assert not (tmp_path / "out" / "skillcheck-foundry.zip").exists()

@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
-"""Build the installable Foundry VTT module: dist/skillcheck-foundry.zip and dist/module.json.
+"""Build the installable Foundry VTT module for a static web host: dist/skillcheck-foundry.zip
+and dist/module.json.
 
-    python3 examples/foundry/package.py                      # the project's release URLs
     python3 examples/foundry/package.py --base-url https://files.example.org/foundry/skillcheck
+
+The skillcheck server serves the module itself, so most GMs need none of this: they paste
+``https://<their skillcheck server>/foundry/module.json`` into Foundry's Install Module dialog
+(api/foundry.py, docs/vtt-foundry.md). This script writes the same two files for another web
+server, ``--base-url`` being the folder both are served from.
 
 Foundry installs a module from its manifest URL: it reads the manifest, downloads the zip its
 ``download`` names, and unpacks it into Data/modules/<id>/ [F7][F1]. So:
@@ -10,14 +15,12 @@ Foundry installs a module from its manifest URL: it reads the manifest, download
 - ``module.json`` sits at the archive's root next to the folders it references [F8];
 - every file the manifest lists (esmodules, scripts, styles, languages) is in the zip, or
   installation fails validation [F11] (checked here before anything is written);
-- ``manifest`` is the stable URL of the newest manifest, ``download`` a zip that does not
-  change [F3][F4][F9]. By default they follow the release pattern
-  ``.../releases/latest/download/module.json`` and ``.../releases/download/<tag>/<zip>`` [F8];
-  with ``--base-url`` both are files in that folder (a plain web server);
+- ``manifest`` is the stable URL of the newest manifest, ``download`` the zip [F3][F4][F9];
 - the archive is deterministic (sorted entries, fixed timestamps and modes), so the same sources
   give the same bytes, made with Python's zipfile rather than an OS archiver [F10].
 
-Standard library only.
+It uses the packaging the server uses (:func:`api.foundry.build_package`), from the checkout
+this script is in.
 """
 
 from __future__ import annotations
@@ -26,66 +29,24 @@ import argparse
 import hashlib
 import json
 import sys
-import zipfile
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))  # the checkout, for api.foundry
+
+from api.foundry import ZIP_NAME, ModuleError, build_package  # noqa: E402
+
 SOURCE = HERE / "skillcheck"
-ZIP_NAME = "skillcheck-foundry.zip"
-RELEASES = "https://github.com/skillcheck/skillcheck/releases"
-FIXED_TIME = (2024, 1, 1, 0, 0, 0)
-#: Files in the module folder that are not shipped.
-LEFT_OUT = {".DS_Store", "Thumbs.db"}
 
 
-def listed_files(manifest: dict[str, Any]) -> list[str]:
-    """The paths the manifest names, relative to the module folder."""
-    paths = list(manifest.get("esmodules", [])) + list(manifest.get("scripts", []))
-    paths += list(manifest.get("styles", []))
-    paths += [language["path"] for language in manifest.get("languages", [])]
-    return paths
-
-
-def with_urls(manifest: dict[str, Any], base_url: str | None) -> dict[str, Any]:
-    version = manifest["version"]
-    if base_url:
-        base = base_url.rstrip("/")
-        manifest_url, download_url = f"{base}/module.json", f"{base}/{ZIP_NAME}"
-    else:
-        manifest_url = f"{RELEASES}/latest/download/module.json"
-        download_url = f"{RELEASES}/download/foundry-v{version}/{ZIP_NAME}"
-    return {**manifest, "manifest": manifest_url, "download": download_url}
-
-
-def module_files(source: Path) -> list[Path]:
-    return sorted(
-        p
-        for p in source.rglob("*")
-        if p.is_file() and p.name not in LEFT_OUT and p.name != "module.json"
-    )
-
-
-def build(source: Path, out: Path, base_url: str | None) -> tuple[Path, Path]:
-    manifest = json.loads((source / "module.json").read_text(encoding="utf-8"))
-    missing = [p for p in listed_files(manifest) if not (source / p).is_file()]
-    if missing:
-        raise SystemExit(f"module.json lists files that do not exist: {', '.join(missing)}")
-    final = with_urls(manifest, base_url)
-    text = json.dumps(final, indent=2, ensure_ascii=False) + "\n"
+def build(source: Path, out: Path, base_url: str) -> tuple[Path, Path]:
+    try:
+        archive_bytes, text = build_package(source, base_url)
+    except ModuleError as exc:
+        raise SystemExit(str(exc)) from exc
     out.mkdir(parents=True, exist_ok=True)
     archive = out / ZIP_NAME
-    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        entries = [("module.json", text.encode("utf-8"))]
-        entries += [
-            (p.relative_to(source).as_posix(), p.read_bytes()) for p in module_files(source)
-        ]
-        for name, data in sorted(entries):
-            info = zipfile.ZipInfo(name, date_time=FIXED_TIME)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            info.create_system = 3  # Unix, so the modes above are read as such
-            zf.writestr(info, data)
+    archive.write_bytes(archive_bytes)
     manifest_out = out / "module.json"
     manifest_out.write_text(text, encoding="utf-8")
     return archive, manifest_out
@@ -93,7 +54,12 @@ def build(source: Path, out: Path, base_url: str | None) -> tuple[Path, Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--base-url", help="where module.json and the zip will be served")
+    parser.add_argument(
+        "--base-url",
+        required=True,
+        help="the folder module.json and the zip will be served from (the skillcheck server "
+        "serves them itself at /foundry/module.json)",
+    )
     parser.add_argument("--out", type=Path, default=Path("dist"), help="output folder (dist)")
     parser.add_argument("--source", type=Path, default=SOURCE, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
