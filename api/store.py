@@ -208,9 +208,13 @@ class SqlCheckStore:
             row = session.get(CheckRow, check_id)
             if row is None:
                 raise CheckNotFoundError(check_id)
+            # The actions up to the row's version only: a move committed between the two reads
+            # (neither SQLite outside a transaction nor PostgreSQL's read committed holds one
+            # snapshot across them) would otherwise give this version with the row's older
+            # last_sequence, and the next move would number its events wrongly.
             logged = session.execute(
                 sa.select(ActionRow.code, ActionRow.at, ActionRow.note)
-                .where(ActionRow.check_id == check_id)
+                .where(ActionRow.check_id == check_id, ActionRow.number <= row.version)
                 .order_by(ActionRow.number)
             ).all()
             return StoredCheck(
