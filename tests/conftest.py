@@ -54,14 +54,17 @@ def solve() -> Solver:
     return find_winning_line
 
 
-# ---- the browser (one Playwright per test process: a second sync Playwright in the same
-# process fails, so every test that drives Chromium takes this fixture) ----------------------
+# ---- the browser -------------------------------------------------------------------------------
+# Playwright's sync API keeps an asyncio loop running in the test process while it is open: a
+# second sync Playwright, or asyncio.run() (the webhook and fault tests), then fails in that
+# process. So every test that drives Chromium takes this fixture, and it lives for one module:
+# pytest closes it before the next module's tests run in the same xdist worker.
 
 #: Debian's Chromium (.ci/run installs it); the browser tests and the Foundry harness test use it.
 CHROMIUM = os.environ.get("SKILLCHECK_CHROMIUM", "/usr/bin/chromium")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not os.path.exists(CHROMIUM):
         pytest.fail(

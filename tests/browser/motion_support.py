@@ -8,7 +8,7 @@ Nothing here reads a move code's meaning: a move is dragged from the zone the vi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -213,3 +213,8 @@ def drag_move(page: Any, frame: Any, view: dict[str, Any], code: str, touch: boo
     start = card_point(frame, move["from"])
     end = zone_point(frame, move["to"])
     (touch_drag if touch else mouse_drag)(page, start, end)
+
+
+def is_post(path: str) -> Callable[[Any], bool]:
+    """A predicate for ``page.expect_response``: the answer to a POST to a URL ending in path."""
+    return lambda response: bool(response.request.method == "POST" and response.url.endswith(path))

@@ -16,6 +16,7 @@ from motion_support import (
     drag_move,
     hand_context_fixture,  # noqa: F401
     hand_fixture,  # noqa: F401
+    is_post,
     settle,
     wait_shows,
 )
@@ -26,10 +27,6 @@ from skillcheck import make_game
 expect.set_options(timeout=8000)
 
 NewCheck = Callable[..., Check]
-
-
-def is_post(path: str) -> Callable[[Any], bool]:
-    return lambda response: bool(response.request.method == "POST" and response.url.endswith(path))
 
 
 def lit(page: Page, name: str) -> list[str]:

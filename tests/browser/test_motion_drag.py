@@ -23,6 +23,7 @@ from motion_support import (
     drag_move,
     hand_context_fixture,  # noqa: F401
     hand_fixture,  # noqa: F401
+    is_post,
     mouse_drag,
     move_of,
     settle,
@@ -298,7 +299,8 @@ def test_after_a_move_the_keys_act_on_the_table(
     code = next(m for m in view["moves"] if m["from"] == "deck" and m["to"])
     open_door(hand, "keyboard")
     hand.fill("#move-input", code["code"])
-    hand.press("#move-input", "Enter")
+    with hand.expect_response(is_post("/moves")):
+        hand.press("#move-input", "Enter")
     after = check.view()
     assert after["moves_made"] == 1
     wait_shows(hand.main_frame, after)
