@@ -119,7 +119,7 @@ export class CardTable {
     this.rowIndex = [...this.cards.values()].some((c) => (c.suits || []).length > 1);
     this.customFace = null;
     this.drawn = new Map(); // code -> a drawn face to clone (drawing is the costly part)
-    this.preparing = null; // the idle-time step drawing faces ahead, while it runs
+    this.preparing = null; // the step drawing faces ahead in background tasks, while it runs
   }
 
   /** The table of deck `deck` (a game's deck_name); a table of bare codes if it cannot load. */

@@ -117,7 +117,7 @@ async function start() {
   page.client = new CheckClient(page.root, checkId, token);
   // The decks' tables load while the view does (they are the same for every check and cached
   // for a day), so the table is drawn as soon as the view arrives.
-  // Their faces are drawn ahead in idle time, while the view is still on its way.
+  // Their faces are drawn ahead in background tasks while the view is still on its way.
   const decks = new Map();
   for (const game of Object.values(page.games)) {
     if (game?.deck && !decks.has(game.deck)) {
