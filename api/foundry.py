@@ -8,9 +8,10 @@ so the manifest URL is simply ``<this server>/foundry/module.json``:
   on this server (``SKILLCHECK_PUBLIC_URL`` when set, else the address the request came to);
 - ``GET /foundry/skillcheck-foundry.zip``: the module, ``module.json`` at the archive's root.
 
-The module's files are read from ``examples/foundry/skillcheck/`` of the checkout the server
-runs from (``SKILLCHECK_FOUNDRY_MODULE`` names another folder). A server installed without them
-answers 404 ``foundry-module-unavailable`` and says where to point it.
+The module's files are ``examples/foundry/skillcheck/``: an installed server has a copy in
+``api/foundry_module/`` (setup.py puts it there), an editable install reads the checkout, and
+``SKILLCHECK_FOUNDRY_MODULE`` names another folder. A server without them answers 404
+``foundry-module-unavailable`` and says where to point it.
 
 :func:`build_package` is also what ``examples/foundry/package.py`` writes to disk for a static
 web host: the same sources and URLs give the same bytes (sorted entries, fixed timestamps and
@@ -31,8 +32,10 @@ from litestar import Request, Response, get
 from api.problems import ApiProblem
 
 ZIP_NAME = "skillcheck-foundry.zip"
-#: Where a checkout keeps the module's sources (examples/foundry/skillcheck/).
-DEFAULT_SOURCE = Path(__file__).resolve().parents[1] / "examples" / "foundry" / "skillcheck"
+#: The module's files: copied into an installed package by setup.py, else the checkout's.
+_INSTALLED = Path(__file__).resolve().parent / "foundry_module"
+_CHECKOUT = Path(__file__).resolve().parents[1] / "examples" / "foundry" / "skillcheck"
+DEFAULT_SOURCE = _INSTALLED if (_INSTALLED / "module.json").is_file() else _CHECKOUT
 _FIXED_TIME = (2024, 1, 1, 0, 0, 0)
 #: Files in the module folder that are not shipped.
 _LEFT_OUT = {".DS_Store", "Thumbs.db"}
@@ -95,9 +98,10 @@ def _source(request: Request[Any, Any, Any]) -> Path:
         raise ApiProblem(
             404,
             "foundry-module-unavailable",
-            f"this server has no Foundry module to offer: {folder} holds no module.json. Run "
-            "the server from a checkout of skillcheck (examples/foundry/skillcheck/), or set "
-            "SKILLCHECK_FOUNDRY_MODULE to the module's folder",
+            f"this server has no Foundry module to offer: {folder} holds no module.json. "
+            "Install the server from a checkout of skillcheck (it copies "
+            "examples/foundry/skillcheck/), or set SKILLCHECK_FOUNDRY_MODULE to the module's "
+            "folder",
         )
     return folder
 

@@ -85,8 +85,8 @@ class Settings:
     #: The API's public address (``https://checks.example``): webhooks then link the revealed
     #: record with an absolute URL; unset, the link is a path.
     public_url: str | None = None
-    #: The Foundry VTT module's folder, served at /foundry/ (api/foundry.py); unset, the
-    #: checkout's examples/foundry/skillcheck/.
+    #: The Foundry VTT module's folder, served at /foundry/ (api/foundry.py); unset, the copy
+    #: of examples/foundry/skillcheck/ installed with the package (or the checkout's).
     foundry_module: str | None = None
     #: Live streams (SSE) open at once, per check and per client address, in each process: a
     #: stream holds a connection and a subscription, so anyone with a token could otherwise

@@ -193,6 +193,23 @@ def test_the_server_serves_the_module_foundry_installs(server: str, tmp_path: Pa
     assert httpx.get(f"{server}/foundry/scripts/main.mjs").status_code == 404
 
 
+@pytest.mark.slow
+def test_the_wheel_carries_the_module_for_an_installed_server(tmp_path: Path) -> None:
+    """``pip install .`` (the README's) is not editable: the wheel must hold the module's files
+    (setup.py copies them to api/foundry_module/), or the installed server would have nothing to
+    serve at /foundry/module.json."""
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr[-3000:]
+    (wheel,) = tmp_path.glob("skillcheck-*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        shipped = {n.removeprefix("api/foundry_module/") for n in zf.namelist()}
+    on_disk = {p.relative_to(MODULE).as_posix() for p in MODULE.rglob("*") if p.is_file()}
+    assert on_disk <= shipped, on_disk - shipped
+
+
 def test_package_refuses_a_manifest_naming_a_missing_file(tmp_path: Path) -> None:
     source = tmp_path / "skillcheck"
     shutil.copytree(MODULE, source)
