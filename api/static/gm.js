@@ -285,6 +285,7 @@ function fieldFor(spec, initial) {
 async function chooseGame(name) {
   state.game = name;
   $("game").value = name;
+  $("odds").style.minHeight = ""; // another game's odds take the room they need (holdOddsRoom)
   let detail = state.details.get(name);
   // (whether the game calibrates is asked at the same time, so that its box appears with the
   // fields, in one frame, not after them)
@@ -347,6 +348,24 @@ function markField(name) {
 }
 
 // ---- odds and calibration --------------------------------------------------------------------
+
+/** On a phone the odds sit between the parameters and the Create button. While the GM stays
+ *  with one game the box never shrinks, so odds that need less room than before (no careful
+ *  player to offer, a shorter summary) leave the button where it is; the browser's scroll
+ *  anchoring alone does not always hold it (seen in a test on a loaded machine). */
+function holdOddsRoom() {
+  const box = $("odds");
+  const narrow = window.matchMedia("(max-width: 47.99rem)");
+  if (typeof ResizeObserver === "undefined") return;
+  new ResizeObserver(() => {
+    if (!narrow.matches) {
+      box.style.minHeight = "";
+      return;
+    }
+    const height = box.getBoundingClientRect().height;
+    if (height > (parseFloat(box.style.minHeight) || 0)) box.style.minHeight = `${height}px`;
+  }).observe(box);
+}
 
 let oddsTimer = null;
 
@@ -1113,6 +1132,7 @@ function main() {
   $("create-form").addEventListener("submit", createCheck);
   $("calibrate-run").addEventListener("click", calibrate);
   $("careful-run").addEventListener("click", runCareful);
+  holdOddsRoom();
   let filterTimer = null;
   const refilter = () => {
     clearTimeout(filterTimer);
