@@ -62,6 +62,19 @@ def watch_errors(page: Any, problems: list[str], who: str) -> None:
     )
 
 
+def room_server(tmp_path: Path, host: str, extension: str) -> Any:
+    """The API for a stand-in room: its own SQLite file, the extension allowed to call it, and
+    the host and the extension allowed to frame the player's page."""
+    env = {
+        "SKILLCHECK_DATABASE_URL": f"sqlite:///{tmp_path / 'checks.sqlite3'}",
+        "SKILLCHECK_GM_KEYS": GM_KEY,
+        "SKILLCHECK_CORS_ORIGINS": extension,
+        "SKILLCHECK_FRAME_ANCESTORS": f"{host},{extension}",
+        "SKILLCHECK_RATE_LIMIT": "off",
+    }
+    return api_server(env, log=tmp_path / "server.log")
+
+
 def wait_for(predicate: Any, what: str, timeout: float = 10.0) -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -79,181 +92,173 @@ def test_gm_sends_a_check_the_player_plays_it_in_the_popover_and_the_room_sees_t
     from playwright.sync_api import expect
 
     problems: list[str] = []
-    with devhost() as (host, extension, room):
-        env = {
-            "SKILLCHECK_DATABASE_URL": f"sqlite:///{tmp_path / 'checks.sqlite3'}",
-            "SKILLCHECK_GM_KEYS": GM_KEY,
-            "SKILLCHECK_CORS_ORIGINS": extension,
-            "SKILLCHECK_FRAME_ANCESTORS": f"{host},{extension}",
-            "SKILLCHECK_RATE_LIMIT": "off",
-        }
-        with api_server(env, log=tmp_path / "server.log") as server:
-            devices = [
-                browser.new_context(viewport={"width": 1180, "height": 860}) for _ in range(2)
-            ]
-            try:
-                for device in devices:
-                    device.set_default_timeout(10_000)
-                player_page, gm_page = (device.new_page() for device in devices)
-                watch_errors(player_page, problems, "player")
-                watch_errors(gm_page, problems, "GM")
+    with devhost() as (host, extension, room), room_server(tmp_path, host, extension) as server:
+        devices = [
+            browser.new_context(viewport={"width": 1180, "height": 860}) for _ in range(2)
+        ]
+        try:
+            for device in devices:
+                device.set_default_timeout(10_000)
+            player_page, gm_page = (device.new_page() for device in devices)
+            watch_errors(player_page, problems, "player")
+            watch_errors(gm_page, problems, "GM")
 
-                # The player joins first: their extension publishes its public key.
-                player_page.goto(
-                    host_url(host, extension, player_id="player-mira", name="Mira", role="PLAYER")
-                )
+            # The player joins first: their extension publishes its public key.
+            player_page.goto(
+                host_url(host, extension, player_id="player-mira", name="Mira", role="PLAYER")
+            )
+            wait_for(
+                lambda: any(e["kind"] == "player-metadata" for e in room.log),
+                "the player's public key in their player metadata",
+            )
+            gm_page.goto(host_url(host, extension, player_id="gm-1", name="Gwen", role="GM"))
+            gm_page.wait_for_selector("body[data-ready=true]")
+
+            # 1. The GM opens the popover and saves the server settings.
+            gm_page.click("#action")
+            gm = gm_page.frame_locator(POPOVER)
+            expect(gm.locator("#settings")).to_have_attribute("open", "")
+            gm.locator("#server").fill(server)
+            gm.locator("#gm-key").fill(GM_KEY)
+            shot(gm_page, shots, "1-gm-settings")
+            gm.locator("#settings-form button[type=submit]").click()
+            expect(gm.locator("#create-form")).to_be_visible()
+            expect(gm.locator("#game option")).not_to_have_count(0)
+
+            # 2. The GM right-clicks Mira's token: "Skill check" (context menu, GM only).
+            gm_page.click(".token[data-item='token-mira']", button="right")
+            expect(gm_page.locator("#context-menu")).to_contain_text("Skill check")
+            shot(gm_page, shots, "2-gm-context-menu")
+            gm_page.locator("#context-menu button", has_text="Skill check").click()
+            expect(gm.locator("#target")).to_contain_text("A check for Mira")
+            expect(gm.locator("#character")).to_have_value("Mira")
+            expect(gm.locator("#player option:checked")).to_have_text("Mira")
+
+            # 3. The game from GET /v1/games, its parameters from its schema.
+            gm.locator("#game").select_option(label="Tower of Hanoy")
+            expect(gm.locator("#param-cards")).to_have_value("5")  # the game's first example
+            expect(gm.locator("#param-skill")).to_have_value("2")
+            gm.locator("#check-label").fill("Climb the cliff")
+            gm.locator("#hints").check()
+            shot(gm_page, shots, "3-gm-new-check")
+            gm.locator("#send").click()
+            expect(gm.locator("#sent")).to_contain_text("Sent to Mira")
+            expect(gm.locator("#room-list")).to_contain_text("Mira — Climb the cliff")
+            expect(gm.locator("#room-list")).to_contain_text("playing")
+            shot(gm_page, shots, "4-gm-sent")
+
+            # 4. The player's popover opens by itself with the check inside.
+            player_page.wait_for_selector(POPOVER)
+            mine = player_page.frame_locator(POPOVER)
+            expect(mine.locator("#mine")).to_be_visible()
+            expect(mine.locator("#mine-title")).to_have_text("Your check: Climb the cliff")
+            expect(player_page.locator("#notifications")).to_contain_text(
+                "The GM sent you a skill check: Climb the cliff"
+            )
+            src = mine.locator("#play-frame").get_attribute("src")
+            assert src is not None and src.startswith(f"{server}/play/")
+            check_id, _, fragment = src.removeprefix(f"{server}/play/").partition("#")
+            check_id = unquote(check_id)
+            token = fragment.removeprefix("token=")
+            assert token.startswith("sc_play_")
+            table = mine.frame_locator("#play-frame")
+            expect(table.locator("body")).to_contain_text("You are the player", timeout=15_000)
+            shot(player_page, shots, "5-player-check-arrives")
+
+            # 5. The player plays it to a win inside the popover.
+            auth = {"Authorization": f"Bearer {token}"}
+            view = httpx.get(f"{server}/v1/checks/{check_id}", headers=auth).json()
+            assert view["game"] == "hanoy" and view["label"] == "Climb the cliff"
+            assert view["character"] == "Mira" and view["hints"] is True
+            state = game_from_params("hanoy", view["params"]).state_from_code(
+                view["observation_code"]
+            )
+            line = [move.code for move in solve(state).moves]
+            assert line, "the solver found no winning line"
+            for number, code in enumerate(line, start=1):
+                keyboard = table.locator("#keyboard")  # every legal move, as buttons
+                if keyboard.get_attribute("open") is None:
+                    keyboard.locator("summary").click()
+                table.locator(f"#moves button[data-code='{code}']").click()
                 wait_for(
-                    lambda: any(e["kind"] == "player-metadata" for e in room.log),
-                    "the player's public key in their player metadata",
+                    lambda n=number: (
+                        httpx.get(f"{server}/v1/checks/{check_id}", headers=auth).json()[
+                            "version"
+                        ]
+                        == n
+                    ),
+                    f"move {number} ({code}) on the server",
                 )
-                gm_page.goto(host_url(host, extension, player_id="gm-1", name="Gwen", role="GM"))
-                gm_page.wait_for_selector("body[data-ready=true]")
+                if number == 1:  # the table, not the list of moves, for the guide
+                    table.locator("#board").scroll_into_view_if_needed()
+                    table.locator("body").evaluate("() => window.scrollTo(0, 0)")
+                    shot(player_page, shots, "6-player-plays")
+            final = httpx.get(f"{server}/v1/checks/{check_id}", headers=auth).json()
+            assert final["status"] == "won", final["status"]
+            expect(table.locator("#result")).to_be_visible()
 
-                # 1. The GM opens the popover and saves the server settings.
-                gm_page.click("#action")
-                gm = gm_page.frame_locator(POPOVER)
-                expect(gm.locator("#settings")).to_have_attribute("open", "")
-                gm.locator("#server").fill(server)
-                gm.locator("#gm-key").fill(GM_KEY)
-                shot(gm_page, shots, "1-gm-settings")
-                gm.locator("#settings-form button[type=submit]").click()
-                expect(gm.locator("#create-form")).to_be_visible()
-                expect(gm.locator("#game option")).not_to_have_count(0)
+            # 6. The result reaches the room: a notification for everyone, the GM included.
+            words = f"Mira — Climb the cliff: {final['tier_text']}"
+            expect(gm_page.locator("#notifications")).to_contain_text(words)
+            expect(player_page.locator("#notifications")).to_contain_text(words)
+            expect(gm.locator("#room-list")).to_contain_text(final["tier_text"])
+            expect(mine.locator("#room-list")).to_contain_text(final["tier_text"])
+            table.locator("#result").scroll_into_view_if_needed()
+            gm.locator("#room").scroll_into_view_if_needed()
+            shot(player_page, shots, "7-player-result")
+            shot(gm_page, shots, "8-gm-result")
 
-                # 2. The GM right-clicks Mira's token: "Skill check" (context menu, GM only).
-                gm_page.click(".token[data-item='token-mira']", button="right")
-                expect(gm_page.locator("#context-menu")).to_contain_text("Skill check")
-                shot(gm_page, shots, "2-gm-context-menu")
-                gm_page.locator("#context-menu button", has_text="Skill check").click()
-                expect(gm.locator("#target")).to_contain_text("A check for Mira")
-                expect(gm.locator("#character")).to_have_value("Mira")
-                expect(gm.locator("#player option:checked")).to_have_text("Mira")
+            # The broadcast carries the result to ALL, from the GM's connection.
+            results = [
+                e
+                for e in room.log
+                if e["kind"] == "broadcast" and e["data"]["channel"] == f"{NS}/result"
+            ]
+            assert len(results) == 1, results
+            [result] = results
+            assert result["destination"] == "ALL"
+            sent = result["data"]["data"]
+            assert sent["check_id"] == check_id and sent["character"] == "Mira"
+            assert sent["status"] == "won" and sent["result"] == final["tier_text"]
+            assert sent["tier"] == final["tier"] and sent["degree"] == final["degree"]
 
-                # 3. The game from GET /v1/games, its parameters from its schema.
-                gm.locator("#game").select_option(label="Tower of Hanoy")
-                expect(gm.locator("#param-cards")).to_have_value("5")  # the game's first example
-                expect(gm.locator("#param-skill")).to_have_value("2")
-                gm.locator("#check-label").fill("Climb the cliff")
-                gm.locator("#hints").check()
-                shot(gm_page, shots, "3-gm-new-check")
-                gm.locator("#send").click()
-                expect(gm.locator("#sent")).to_contain_text("Sent to Mira")
-                expect(gm.locator("#room-list")).to_contain_text("Mira — Climb the cliff")
-                expect(gm.locator("#room-list")).to_contain_text("playing")
-                shot(gm_page, shots, "4-gm-sent")
+            # The link went sealed, to Mira only; the room's list is small and has no token.
+            links = [
+                e
+                for e in room.log
+                if e["kind"] == "broadcast" and e["data"]["channel"] == f"{NS}/link"
+            ]
+            assert len(links) == 1 and links[0]["data"]["data"]["to"] == "player-mira"
+            listed = room.metadata[f"{NS}/checks"]
+            assert [e["check_id"] for e in listed] == [check_id] and listed[0][
+                "status"
+            ] == "won"
+            assert len(json.dumps(room.metadata).encode()) < 4096
+            everything_shared = json.dumps(room.log)
+            assert GM_KEY not in everything_shared
+            assert "sc_play_" not in everything_shared and token not in everything_shared
 
-                # 4. The player's popover opens by itself with the check inside.
-                player_page.wait_for_selector(POPOVER)
-                mine = player_page.frame_locator(POPOVER)
-                expect(mine.locator("#mine")).to_be_visible()
-                expect(mine.locator("#mine-title")).to_have_text("Your check: Climb the cliff")
-                expect(player_page.locator("#notifications")).to_contain_text(
-                    "The GM sent you a skill check: Climb the cliff"
-                )
-                src = mine.locator("#play-frame").get_attribute("src")
-                assert src is not None and src.startswith(f"{server}/play/")
-                check_id, _, fragment = src.removeprefix(f"{server}/play/").partition("#")
-                check_id = unquote(check_id)
-                token = fragment.removeprefix("token=")
-                assert token.startswith("sc_play_")
-                table = mine.frame_locator("#play-frame")
-                expect(table.locator("body")).to_contain_text("You are the player", timeout=15_000)
-                shot(player_page, shots, "5-player-check-arrives")
-
-                # 5. The player plays it to a win inside the popover.
-                auth = {"Authorization": f"Bearer {token}"}
-                view = httpx.get(f"{server}/v1/checks/{check_id}", headers=auth).json()
-                assert view["game"] == "hanoy" and view["label"] == "Climb the cliff"
-                assert view["character"] == "Mira" and view["hints"] is True
-                state = game_from_params("hanoy", view["params"]).state_from_code(
-                    view["observation_code"]
-                )
-                line = [move.code for move in solve(state).moves]
-                assert line, "the solver found no winning line"
-                for number, code in enumerate(line, start=1):
-                    keyboard = table.locator("#keyboard")  # every legal move, as buttons
-                    if keyboard.get_attribute("open") is None:
-                        keyboard.locator("summary").click()
-                    table.locator(f"#moves button[data-code='{code}']").click()
-                    wait_for(
-                        lambda n=number: (
-                            httpx.get(f"{server}/v1/checks/{check_id}", headers=auth).json()[
-                                "version"
-                            ]
-                            == n
-                        ),
-                        f"move {number} ({code}) on the server",
-                    )
-                    if number == 1:  # the table, not the list of moves, for the guide
-                        table.locator("#board").scroll_into_view_if_needed()
-                        table.locator("body").evaluate("() => window.scrollTo(0, 0)")
-                        shot(player_page, shots, "6-player-plays")
-                final = httpx.get(f"{server}/v1/checks/{check_id}", headers=auth).json()
-                assert final["status"] == "won", final["status"]
-                expect(table.locator("#result")).to_be_visible()
-
-                # 6. The result reaches the room: a notification for everyone, the GM included.
-                words = f"Mira — Climb the cliff: {final['tier_text']}"
-                expect(gm_page.locator("#notifications")).to_contain_text(words)
-                expect(player_page.locator("#notifications")).to_contain_text(words)
-                expect(gm.locator("#room-list")).to_contain_text(final["tier_text"])
-                expect(mine.locator("#room-list")).to_contain_text(final["tier_text"])
-                table.locator("#result").scroll_into_view_if_needed()
-                gm.locator("#room").scroll_into_view_if_needed()
-                shot(player_page, shots, "7-player-result")
-                shot(gm_page, shots, "8-gm-result")
-
-                # The broadcast carries the result to ALL, from the GM's connection.
-                results = [
-                    e
-                    for e in room.log
-                    if e["kind"] == "broadcast" and e["data"]["channel"] == f"{NS}/result"
-                ]
-                assert len(results) == 1, results
-                [result] = results
-                assert result["destination"] == "ALL"
-                sent = result["data"]["data"]
-                assert sent["check_id"] == check_id and sent["character"] == "Mira"
-                assert sent["status"] == "won" and sent["result"] == final["tier_text"]
-                assert sent["tier"] == final["tier"] and sent["degree"] == final["degree"]
-
-                # The link went sealed, to Mira only; the room's list is small and has no token.
-                links = [
-                    e
-                    for e in room.log
-                    if e["kind"] == "broadcast" and e["data"]["channel"] == f"{NS}/link"
-                ]
-                assert len(links) == 1 and links[0]["data"]["data"]["to"] == "player-mira"
-                listed = room.metadata[f"{NS}/checks"]
-                assert [e["check_id"] for e in listed] == [check_id] and listed[0][
-                    "status"
-                ] == "won"
-                assert len(json.dumps(room.metadata).encode()) < 4096
-                everything_shared = json.dumps(room.log)
-                assert GM_KEY not in everything_shared
-                assert "sc_play_" not in everything_shared and token not in everything_shared
-
-                # Nothing of the player's device holds the GM key: frames, URLs, storage.
-                for frame in player_page.frames:
-                    assert GM_KEY not in frame.url
-                    assert GM_KEY not in frame.content()
-                [extension_frame, *_] = [
-                    f for f in player_page.frames if f.url.startswith(extension)
-                ]
-                stored = extension_frame.evaluate("() => JSON.stringify(localStorage)")
-                assert f"{NS}/keys/player-mira" in stored and GM_KEY not in stored
-                # ...while the GM's device keeps it, in the extension's storage only.
-                gm_stored = (
-                    gm_page.frame_locator(POPOVER)
-                    .locator("body")
-                    .evaluate("() => JSON.stringify(localStorage)")
-                )
-                assert GM_KEY in gm_stored
-                assert gm_page.evaluate("window.unanswered") == []
-                assert player_page.evaluate("window.unanswered") == []
-            finally:
-                for device in devices:
-                    device.close()
+            # Nothing of the player's device holds the GM key: frames, URLs, storage.
+            for frame in player_page.frames:
+                assert GM_KEY not in frame.url
+                assert GM_KEY not in frame.content()
+            [extension_frame, *_] = [
+                f for f in player_page.frames if f.url.startswith(extension)
+            ]
+            stored = extension_frame.evaluate("() => JSON.stringify(localStorage)")
+            assert f"{NS}/keys/player-mira" in stored and GM_KEY not in stored
+            # ...while the GM's device keeps it, in the extension's storage only.
+            gm_stored = (
+                gm_page.frame_locator(POPOVER)
+                .locator("body")
+                .evaluate("() => JSON.stringify(localStorage)")
+            )
+            assert GM_KEY in gm_stored
+            assert gm_page.evaluate("window.unanswered") == []
+            assert player_page.evaluate("window.unanswered") == []
+        finally:
+            for device in devices:
+                device.close()
     assert not problems, problems
 
 
@@ -271,14 +276,7 @@ def test_where_the_browser_blocks_the_extensions_storage_the_gm_still_gets_the_r
     problems: list[str] = []
     with devhost(cross_site=True) as (host, extension, room):
         assert extension.startswith("http://localhost:")
-        env = {
-            "SKILLCHECK_DATABASE_URL": f"sqlite:///{tmp_path / 'checks.sqlite3'}",
-            "SKILLCHECK_GM_KEYS": GM_KEY,
-            "SKILLCHECK_CORS_ORIGINS": extension,
-            "SKILLCHECK_FRAME_ANCESTORS": f"{host},{extension}",
-            "SKILLCHECK_RATE_LIMIT": "off",
-        }
-        with api_server(env, log=tmp_path / "server.log") as server:
+        with room_server(tmp_path, host, extension) as server:
             device = browser.new_context(viewport={"width": 1180, "height": 860})
             try:
                 device.set_default_timeout(10_000)
