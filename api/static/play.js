@@ -208,19 +208,31 @@ const MODE_WORDS = {
 };
 
 function follow(version) {
-  // Every event at version v has a sequence above v, so starting after `version` misses nothing.
+  // A burst of events (a finish plays a hundred moves at once) is drawn once per frame: the
+  // newest view wins, with the words of the last move in it.
+  let pending = null; // {view, words} brought by the feed and not drawn yet
+  const draw = () => {
+    const { view, words } = pending;
+    pending = null;
+    if (applyView(view) && words && page.role !== "player") say(words);
+  };
   page.feed = new LiveFeed(page.client, {
     onEvent: (event) => {
       const view = event.payload && event.payload.view;
-      if (view) {
-        const before = page.view;
-        const newer = applyView(view);
-        if (newer && before && page.role !== "player") {
-          if (event.kind === "moved") say(`Played: ${moveText(event.payload.move, before)}.`);
-          if (event.kind === "undone") say("The player took back a move.");
-        }
-      } else {
+      if (!view) {
         reload();
+        return;
+      }
+      const before = pending?.view || page.view;
+      if (before && view.version <= before.version) return; // shown or on its way already
+      let words = pending?.words || null;
+      if (event.kind === "moved") words = `Played: ${moveText(event.payload.move, before)}.`;
+      if (event.kind === "undone") words = "The player took back a move.";
+      const waiting = pending !== null;
+      pending = { view, words: before ? words : null };
+      if (!waiting) {
+        if (document.hidden) setTimeout(draw, 0);
+        else requestAnimationFrame(draw);
       }
     },
     onMode: (mode) => {

@@ -125,6 +125,21 @@ def test_a_certain_win_is_finished_for_the_player(
     assert check.view()["can_finish"] is True
     settle(frame)
     snap(hand, shots, "motion-finish-offered")
+    # From here, frames are held (requestAnimationFrame callbacks wait), and every version the
+    # page draws is recorded (render() writes #version each time).
+    hand.evaluate(
+        """() => {
+          window.drawn = [];
+          window.heldFrames = [];
+          window.requestAnimationFrame = (callback) => window.heldFrames.push(callback);
+          new MutationObserver((records) => {
+            for (const record of records) {
+              for (const node of record.addedNodes) window.drawn.push(node.textContent);
+            }
+          }).observe(document.getElementById("version"), {childList: true});
+        }"""
+    )
+    shown = str(check.view()["version"])
     with hand.expect_response(is_post("/finish")) as answered:
         hand.click("#finish")
     assert answered.value.status == 200
@@ -135,3 +150,10 @@ def test_a_certain_win_is_finished_for_the_player(
     assert done["status"] == "won" and done["moves_made"] > ready
     wait_shows(frame, done)
     snap(hand, shots, "motion-finished")
+    # The finish's moves reach the page as a burst of live events, a view in each: the page
+    # draws the newest once a frame, not each one. With frames held, it drew only the finish's
+    # answer (a redraw per event took 26 s for these moves on a slow CPU).
+    drawn = [version for version in hand.evaluate("window.drawn") if version != shown]
+    assert list(dict.fromkeys(drawn)) == [str(done["version"])]
+    hand.evaluate("() => window.heldFrames.splice(0).forEach((run) => run(performance.now()))")
+    expect(hand.locator("#version")).to_have_text(str(done["version"]))
