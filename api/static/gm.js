@@ -20,6 +20,8 @@ const state = {
   details: new Map(), // name -> GET /v1/games/{name}
   calibrates: new Map(), // name -> whether the server offers GET /v1/calibrate for it
   game: null,
+  loadingGame: null, // the game whose fields are on their way (Create waits for them)
+  creating: false, // a POST /v1/checks is on its way
   checks: new Map(), // check id -> { summary, item }
   cursor: null,
   feed: null,
@@ -282,8 +284,15 @@ function fieldFor(spec, initial) {
   return wrap;
 }
 
+/** Create works once the chosen game's fields are on the form, and not twice at once. */
+function updateCreate() {
+  $("create-check").disabled = Boolean(state.loadingGame) || state.creating;
+}
+
 async function chooseGame(name) {
   state.game = name;
+  state.loadingGame = name;
+  updateCreate();
   $("game").value = name;
   $("odds").style.minHeight = ""; // another game's odds take the room they need (holdOddsRoom)
   let detail = state.details.get(name);
@@ -291,10 +300,22 @@ async function chooseGame(name) {
   // fields, in one frame, not after them)
   const probing = probeCalibrate(name);
   if (!detail) {
-    detail = await api("GET", `/v1/games/${encodeURIComponent(name)}`);
+    try {
+      detail = await api("GET", `/v1/games/${encodeURIComponent(name)}`);
+    } catch (error) {
+      if (state.game === name) {
+        $("create-problem").textContent = `This game's settings did not load (${problemText(error)}); choose it again to retry.`;
+      }
+      return;
+    }
     state.details.set(name, detail);
   }
   await probing;
+  // A game chosen meanwhile (its answer came first) keeps the form.
+  if (state.game !== name) return;
+  state.loadingGame = null;
+  updateCreate();
+  $("create-problem").textContent = "";
   $("game-summary").textContent = detail.summary;
   const example = detail.examples?.[0]?.params || {};
   const fields = $("param-fields");
@@ -597,6 +618,7 @@ async function calibrate() {
 
 async function createCheck(event) {
   event.preventDefault();
+  if (!state.game || state.loadingGame || state.creating) return; // (Create is disabled meanwhile)
   const problem = $("create-problem");
   problem.textContent = "";
   markField(null);
@@ -612,8 +634,8 @@ async function createCheck(event) {
   if (label) body.label = label;
   if (character) body.character = character;
   if ($("allow-hints").checked) body.hints = true;
-  const button = $("create-check");
-  button.disabled = true;
+  state.creating = true;
+  updateCreate();
   try {
     const created = await api("POST", "/v1/checks", { body });
     remember(created.check_id, {
@@ -629,7 +651,8 @@ async function createCheck(event) {
     const name = field ? String(field).split(".").pop() : null;
     markField(name)?.focus();
   } finally {
-    button.disabled = false;
+    state.creating = false;
+    updateCreate();
   }
 }
 

@@ -12,6 +12,9 @@ const $ = (id) => document.getElementById(id);
 const state = {
   me: null, role: null, room: null,
   api: null, games: new Map(), details: new Map(), game: null,
+  loadingGames: null, // the promise of the game list (one request, however many ask)
+  loadingGame: null, // the game whose fields are on their way (Send waits for them)
+  sending: false, // a check is being created
   token: null, // { id, name, createdUserId } of the character the check is for
   players: [],
   shown: null, // the check id shown in the play frame
@@ -148,8 +151,17 @@ async function saveSettings(event) {
 
 // ---- the GM: the check form --------------------------------------------------------------------
 
-async function loadGames() {
-  if (state.games.size) return;
+function loadGames() {
+  if (state.games.size) return Promise.resolve();
+  state.loadingGames ??= fetchGames().finally(() => {
+    state.loadingGames = null;
+  });
+  return state.loadingGames;
+}
+
+async function fetchGames() {
+  state.loadingGame = "";
+  updateSend();
   const list = await state.api.games();
   const select = $("game");
   select.replaceChildren();
@@ -188,14 +200,25 @@ function fieldFor(spec, start) {
   return [label, control, hint];
 }
 
+/** Send works once the chosen game's fields are on the form, and not twice at once. */
+function updateSend() {
+  $("send").disabled = state.loadingGame !== null || state.sending;
+}
+
 async function chooseGame(name) {
   state.game = name;
+  state.loadingGame = name;
+  updateSend();
   $("game").value = name;
   let detail = state.details.get(name);
   if (!detail) {
     detail = await state.api.game(name);
     state.details.set(name, detail);
   }
+  // A game chosen meanwhile (its answer came first) keeps the form.
+  if (state.game !== name) return;
+  state.loadingGame = null;
+  updateSend();
   $("game-summary").textContent = detail.summary || "";
   const start = sc.startValues(detail);
   const main = [];
@@ -305,6 +328,7 @@ async function resend(check) {
 
 async function createCheck(event) {
   event.preventDefault();
+  if (!state.game || state.loadingGame !== null || state.sending) return; // (Send is disabled meanwhile)
   $("create-problem").textContent = "";
   markField(null);
   const read = sc.readParams(state.details.get(state.game).parameters, rawValues());
@@ -320,8 +344,8 @@ async function createCheck(event) {
     game: state.game, params: read.params, label, character, hints: $("hints").checked,
     metadata: { owlbear_room: state.room, owlbear_token: state.token?.id ?? null },
   });
-  const button = $("send");
-  button.disabled = true;
+  state.sending = true;
+  updateSend();
   try {
     const created = await state.api.create(body);
     const server = state.api.server;
@@ -342,7 +366,8 @@ async function createCheck(event) {
         : `The check was not created: ${problemText(error)}`;
     markField(field === "hints" ? null : field);
   } finally {
-    button.disabled = false;
+    state.sending = false;
+    updateSend();
   }
 }
 

@@ -566,13 +566,19 @@ def test_calibrate_is_offered_only_where_the_server_has_it(
         context.close()
 
 
-def signed_in_laptop(browser: Any, base: str) -> tuple[Any, Page, list[str]]:
-    """A laptop-sized context signed in, with Three Towers chosen, and the page errors seen."""
+def new_laptop(browser: Any) -> tuple[Any, Page, list[str]]:
+    """A laptop-sized context and page, and the page errors seen."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.set_default_timeout(10000)
     errors: list[str] = []
     gm = context.new_page()
     gm.on("pageerror", lambda error: errors.append(str(error)))
+    return context, gm, errors
+
+
+def signed_in_laptop(browser: Any, base: str) -> tuple[Any, Page, list[str]]:
+    """A laptop-sized context signed in, with Three Towers chosen, and the page errors seen."""
+    context, gm, errors = new_laptop(browser)
     sign_in(gm, base)
     gm.select_option("#game", "three-towers")
     return context, gm, errors
@@ -635,6 +641,42 @@ def test_a_gm_allows_hints_and_the_list_counts_them(
         assert hint.status_code == 200, hint.text
         item = gm.locator(f"li[data-check='{check_id}']")
         expect(item).to_contain_text("0 moves, 1 hint")
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_a_game_chosen_while_the_first_still_loads_keeps_the_form(
+    browser: Any, gm_server: tuple[str, Path]
+) -> None:
+    """The first game's fields are late (its GET /v1/games/{name} is held back): Create waits
+    for fields, the GM picks another game meanwhile, and when the late answer comes it changes
+    nothing. (Before, it drew the first game's fields under the other game's name, and a
+    Create pressed before any fields came threw in the page.)"""
+    base, _ = gm_server
+    context, gm, errors = new_laptop(browser)
+    held: list[Any] = []
+    try:
+        gm.route("**/v1/games/three-towers", lambda route: held.append(route))
+        sign_in(gm, base)
+        expect(gm.locator("#game option")).not_to_have_count(0)
+        assert held, "the first game's fields were not asked for"
+        expect(gm.locator("#create-check")).to_be_disabled()
+        gm.select_option("#game", "hanoy")
+        expect(gm.locator("#param-cards")).to_be_visible()
+        expect(gm.locator("#create-check")).to_be_enabled()
+        with gm.expect_response("**/v1/games/three-towers"):
+            held[0].continue_()
+        # (the page has read the late answer: its body came, and a few tasks ran after it)
+        gm.wait_for_function(
+            """() => performance.getEntriesByType("resource")
+                .some((e) => e.name.endsWith("/v1/games/three-towers") && e.responseEnd > 0)"""
+        )
+        gm.evaluate("() => new Promise((done) => setTimeout(done, 200))")
+        assert gm.locator("#game").input_value() == "hanoy"
+        expect(gm.locator("#param-cards")).to_be_visible()
+        expect(gm.locator("#param-variant")).to_have_count(0)
+        expect(gm.locator("#create-check")).to_be_enabled()
         assert errors == []
     finally:
         context.close()
