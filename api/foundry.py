@@ -62,15 +62,18 @@ def module_files(source: Path) -> list[Path]:
     )
 
 
-def build_package(source: Path, base_url: str) -> tuple[bytes, str]:
+def build_package(source: Path, base_url: str, project_url: str | None = None) -> tuple[bytes, str]:
     """The zip and the manifest (JSON text) of the module in ``source``, both to be served from
-    the folder ``base_url``. :class:`ModuleError` if the manifest names a missing file."""
+    the folder ``base_url``; ``project_url``, if given, is the page Foundry's module list links
+    to (the manifest's ``url``). :class:`ModuleError` if the manifest names a missing file."""
     manifest = json.loads((source / "module.json").read_text(encoding="utf-8"))
     missing = [p for p in listed_files(manifest) if not (source / p).is_file()]
     if missing:
         raise ModuleError(f"module.json lists files that do not exist: {', '.join(missing)}")
     base = base_url.rstrip("/")
     final = {**manifest, "manifest": f"{base}/module.json", "download": f"{base}/{ZIP_NAME}"}
+    if project_url is not None:
+        final["url"] = project_url
     text = json.dumps(final, indent=2, ensure_ascii=False) + "\n"
     entries = [("module.json", text.encode("utf-8"))]
     entries += [(p.relative_to(source).as_posix(), p.read_bytes()) for p in module_files(source)]
@@ -106,16 +109,17 @@ def _source(request: Request[Any, Any, Any]) -> Path:
     return folder
 
 
-def _base_url(request: Request[Any, Any, Any]) -> str:
-    root = _settings(request).public_url or str(request.base_url).rstrip("/")
-    return f"{root}/foundry"
+def _root_url(request: Request[Any, Any, Any]) -> str:
+    root: str = _settings(request).public_url or str(request.base_url).rstrip("/")
+    return root
 
 
 @lru_cache(maxsize=8)
-def _package(source: str, base_url: str, stamp: float) -> tuple[bytes, str]:
+def _package(source: str, root_url: str, stamp: float) -> tuple[bytes, str]:
     # (``stamp``, the newest modification time in the folder, rebuilds after an edit)
+    # Foundry's module list links to the server's GM page, where the GM sees the checks.
     try:
-        return build_package(Path(source), base_url)
+        return build_package(Path(source), f"{root_url}/foundry", project_url=f"{root_url}/gm")
     except ModuleError as exc:
         raise ApiProblem(404, "foundry-module-unavailable", str(exc)) from exc
 
@@ -123,7 +127,7 @@ def _package(source: str, base_url: str, stamp: float) -> tuple[bytes, str]:
 def _current(request: Request[Any, Any, Any]) -> tuple[bytes, str]:
     source = _source(request)
     stamp = max(p.stat().st_mtime for p in [source / "module.json", *module_files(source)])
-    return _package(str(source), _base_url(request), stamp)
+    return _package(str(source), _root_url(request), stamp)
 
 
 @get("/foundry/module.json", sync_to_thread=False, include_in_schema=False)

@@ -131,8 +131,10 @@ def test_package_builds_an_installable_zip(tmp_path: Path) -> None:
     assert manifest["download"] == f"{base}/skillcheck-foundry.zip"
     assert manifest["id"] == "skillcheck" and manifest["socket"] is True
     assert manifest["compatibility"] == {"minimum": "12", "verified": "13"}
-    for key in ("title", "version", "authors", "url", "esmodules", "styles", "languages"):
+    for key in ("title", "version", "authors", "esmodules", "styles", "languages"):
         assert manifest[key], key
+    # no made-up project page: the module list links to one only when the packager names it
+    assert "url" not in manifest and "bugs" not in manifest
     for legacy in ("name", "minimumCoreVersion", "compatibleCoreVersion", "dependencies"):
         assert legacy not in manifest, legacy  # migrated keys [F4]
     with zipfile.ZipFile(archive) as zf:
@@ -186,7 +188,10 @@ def test_the_server_serves_the_module_foundry_installs(server: str, tmp_path: Pa
     with zipfile.ZipFile(io.BytesIO(download.content)) as zf:
         assert json.loads(zf.read("module.json")) == manifest
         assert set(manifest["esmodules"]) <= set(zf.namelist())
-    built = build(tmp_path / "d", "--base-url", f"{server}/foundry")
+    assert manifest["url"] == f"{server}/gm"  # the project page: this server's GM page
+    built = build(
+        tmp_path / "d", "--base-url", f"{server}/foundry", "--project-url", f"{server}/gm"
+    )
     assert built.returncode == 0, built.stderr
     assert (tmp_path / "d" / "skillcheck-foundry.zip").read_bytes() == download.content
     # Nothing else is served from that folder.

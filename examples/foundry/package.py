@@ -39,9 +39,11 @@ from api.foundry import ZIP_NAME, ModuleError, build_package  # noqa: E402
 SOURCE = HERE / "skillcheck"
 
 
-def build(source: Path, out: Path, base_url: str) -> tuple[Path, Path]:
+def build(
+    source: Path, out: Path, base_url: str, project_url: str | None = None
+) -> tuple[Path, Path]:
     try:
-        archive_bytes, text = build_package(source, base_url)
+        archive_bytes, text = build_package(source, base_url, project_url)
     except ModuleError as exc:
         raise SystemExit(str(exc)) from exc
     out.mkdir(parents=True, exist_ok=True)
@@ -60,10 +62,15 @@ def main(argv: list[str] | None = None) -> int:
         help="the folder module.json and the zip will be served from (the skillcheck server "
         "serves them itself at /foundry/module.json)",
     )
+    parser.add_argument(
+        "--project-url",
+        help="the page Foundry's module list links to (the manifest's url), for example your "
+        "skillcheck server's /gm page; left out, the module lists no project page",
+    )
     parser.add_argument("--out", type=Path, default=Path("dist"), help="output folder (dist)")
     parser.add_argument("--source", type=Path, default=SOURCE, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    archive, manifest = build(args.source, args.out, args.base_url)
+    archive, manifest = build(args.source, args.out, args.base_url, args.project_url)
     digest = hashlib.sha256(archive.read_bytes()).hexdigest()
     final = json.loads(manifest.read_text(encoding="utf-8"))
     print(f"{archive} (sha256 {digest})")

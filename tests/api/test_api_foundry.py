@@ -21,6 +21,11 @@ def test_the_manifest_names_the_public_address_when_one_is_set(sqlite_url: str) 
         manifest = client.get("/foundry/module.json").json()
         assert manifest["manifest"] == "https://checks.example/foundry/module.json"
         assert manifest["download"] == "https://checks.example/foundry/skillcheck-foundry.zip"
+        # Foundry's module list links to this server's GM page; no bug tracker is made up
+        assert manifest["url"] == "https://checks.example/gm"
+        assert client.get("/gm").status_code == 200
+        assert "bugs" not in manifest
+        assert all(set(author) == {"name"} for author in manifest["authors"])
         archive = client.get("/foundry/skillcheck-foundry.zip")
         with zipfile.ZipFile(io.BytesIO(archive.content)) as zf:
             assert json.loads(zf.read("module.json")) == manifest
