@@ -149,9 +149,22 @@ class CardScanner:
             )
             for c in deck.cards
         }
+        # (a name matches only where its lower-case text is: a cheap test before the pattern)
+        self._lower = {
+            c.code: str(deck.card_json(c)["name"]).lower()
+            for c in deck.cards
+            if str(deck.card_json(c)["name"]).isascii()
+        }
+        self._splits: dict[str, frozenset[str]] = {}  # a game's data repeats its tokens
 
-    def _split(self, token: str) -> set[str]:
+    def _split(self, token: str) -> frozenset[str]:
         """The card codes of every way ``token`` splits completely into card codes."""
+        found = self._splits.get(token)
+        if found is None:
+            found = self._splits[token] = frozenset(self._splits_of(token))
+        return found
+
+    def _splits_of(self, token: str) -> set[str]:
         n = len(token)
         ahead = [False] * (n + 1)  # token[:i] splits
         ahead[0] = True
@@ -186,8 +199,16 @@ class CardScanner:
 
     def names_in(self, data: Any, among: Iterable[str]) -> set[str]:
         """The codes of the cards ``among`` whose names appear in ``data``."""
-        texts = list(_strings(data))
-        return {code for code in among if any(self._names[code].search(t) for t in texts)}
+        # One text, the strings one per line: no name spans a line, and a line's end is no
+        # letter, so each name matches where it matched in one of the strings.
+        text = "\n".join(_strings(data))
+        lower = text.lower()
+        return {
+            code
+            for code in among
+            if (code not in self._lower or self._lower[code] in lower)
+            and self._names[code].search(text)
+        }
 
     def hidden_in(self, data: Any, hidden: Iterable[str]) -> set[str]:
         """The hidden cards (codes) that ``data`` names by code or by name."""

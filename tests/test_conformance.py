@@ -394,6 +394,26 @@ def test_the_order_of_hidden_cards_never_shows_long(
     hidden_leak_check(name, params, seed, line, shuffle)
 
 
+@pytest.mark.parametrize(("name", "params"), CASES)
+def test_the_scanner_finds_a_card_by_code_and_by_name(name: str, params: dict[str, Any]) -> None:
+    """The leak checks below are only as good as the scanner: it finds a card by its code
+    (alone or run together with others, as position codes do) and by its name in any case, in
+    keys and values at any depth, and takes no code inside a longer word for a card."""
+    game = build(name, params)
+    scanner = CardScanner(game)
+    deck = scanner.deck
+    first, second = deck.cards[0], deck.cards[-1]
+    named = str(deck.card_json(first)["name"])
+    everything = {c.code for c in deck.cards}
+    assert scanner.hidden_in({"zones": [{"card": first.code}]}, everything) == {first.code}
+    together = [f"{first.code}{second.code}"]
+    assert scanner.hidden_in(together, everything) == {first.code, second.code}
+    assert scanner.hidden_in({f"x {named.upper()}.": 1}, everything) >= {first.code}
+    assert scanner.hidden_in(["played", [{"text": f"…onto {named}"}]], {first.code}) == {first.code}
+    assert scanner.hidden_in({"text": f"onto {named}"}, {second.code}) <= {second.code}
+    assert scanner.hidden_in([f"{named}s", f"x{first.code}x"], {first.code}) == set()
+
+
 #: Parts of views and events that are public parameters or ids, not the state: the GM's params
 #: may name cards (a quota check's chosen suited cards), which are no secret of the position.
 NOT_STATE = frozenset({"params", "check_id", "commitment", "created_at", "updated_at", "at"})
@@ -640,7 +660,9 @@ def test_every_outcome_maps_to_exactly_one_tier(
     play(state, line)
     if not state.is_terminal():
         if not concede:
-            state = autoplay(game, "random", seed)
+            # played out by the fair fast bot, which every game has (the random bot wanders
+            # thousands of moves through a Three Towers deal before it ends)
+            state = autoplay(game, HINT_BOT, seed)
         else:
             state.concede()
     outcome = state.outcome
@@ -769,10 +791,12 @@ def test_the_solver_never_calls_a_deal_any_bot_wins_a_loss(
     for seed in range(4, 8):  # FIXED_SEEDS are checked with the quick bots
         state = game.new_state(seed)
         solution = solver.solve(state, max_states=SOLVER_STATES, max_seconds=SOLVER_SECONDS)
+        if solution.result != "loss":
+            continue  # (no bot's win can contradict it: the strong bot's minutes go to losses)
         for bot in game.bots():
             played = autoplay(game, bot, seed)
             if played.outcome is not None and played.outcome.success:
-                assert solution.result != "loss", f"{bot} wins seed {seed}; the solver: loss"
+                raise AssertionError(f"{bot} wins seed {seed}; the solver: loss")
 
 
 @pytest.mark.parametrize("name", NAMES)
