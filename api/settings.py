@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -53,6 +54,18 @@ def _positive(env: Mapping[str, str], name: str, default: int) -> int:
     return int(value)
 
 
+_SECONDS = re.compile(r"[0-9]+(\.[0-9]+)?")
+
+
+def _positive_seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    value = (env.get(name) or "").strip()
+    if not value:
+        return default
+    if not value.isascii() or not _SECONDS.fullmatch(value) or float(value) <= 0:
+        raise ValueError(f"{name}={value!r} is not a positive number of seconds (as 1800 or 0.5)")
+    return float(value)
+
+
 @dataclass(frozen=True)
 class Settings:
     """What the API needs to run. ``from_env()`` reads ``SKILLCHECK_*`` variables."""
@@ -95,7 +108,7 @@ class Settings:
     streams_per_client: int = 32
     #: The longest a live stream stays open, in seconds; the client then resumes with
     #: Last-Event-ID (proxies cut long connections anyway; this makes it the server's choice).
-    stream_seconds: int = 1800
+    stream_seconds: float = 1800
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 1
@@ -118,7 +131,7 @@ class Settings:
             threads=int(env.get("SKILLCHECK_THREADS") or 4),
             streams_per_check=_positive(env, "SKILLCHECK_STREAMS_PER_CHECK", 16),
             streams_per_client=_positive(env, "SKILLCHECK_STREAMS_PER_CLIENT", 32),
-            stream_seconds=_positive(env, "SKILLCHECK_STREAM_SECONDS", 1800),
+            stream_seconds=_positive_seconds(env, "SKILLCHECK_STREAM_SECONDS", 1800),
             host=env.get("SKILLCHECK_HOST") or "127.0.0.1",
             port=int(env.get("SKILLCHECK_PORT") or 8000),
             workers=int(env.get("SKILLCHECK_WORKERS") or 1),

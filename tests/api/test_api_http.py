@@ -252,6 +252,16 @@ def test_settings_from_environment() -> None:
     assert settings.frame_ancestors == ("https://y.example https://z.example",)
 
 
+def test_stream_seconds_take_decimals_and_refuse_what_is_no_time() -> None:
+    assert Settings.from_env({}).stream_seconds == 1800
+    assert Settings.from_env({"SKILLCHECK_STREAM_SECONDS": "0.25"}).stream_seconds == 0.25
+    assert Settings.from_env({"SKILLCHECK_STREAM_SECONDS": " 90 "}).stream_seconds == 90
+    for bad in ("0", "0.0", "-1", "1e3", "nan", "inf", "1,5", "½", "٣", ".5", "5."):
+        with pytest.raises(ValueError, match="SKILLCHECK_STREAM_SECONDS") as refused:
+            Settings.from_env({"SKILLCHECK_STREAM_SECONDS": bad})
+        assert "positive number of seconds" in str(refused.value)
+
+
 def test_compare_and_append_refuses_a_stale_version(sqlite_url: str) -> None:
     """Two writers at the same version: the store accepts one, the other changes nothing."""
     with running(sqlite_url) as client:

@@ -11,15 +11,15 @@ a new one), so the handlers are reached, not only the 404 of an unknown id.
   repository (so it reads ``schemathesis.toml``), exits 0: auth (public endpoints need no
   token, a made-up token is refused), required headers, content types, schema conformance both
   ways (schema-valid requests accepted, schema-invalid ones refused) and the stateful links.
-- ``test_no_server_error``: no response is a 5xx, and every 2xx body fits its schema.
-- ``test_responses_conform_to_the_schema``: strict conformance: every status code, content type,
-  header and body is the one the schema documents (errors as application/problem+json).
+- ``test_responses_conform_to_the_schema``: no response is a 5xx, and every status code,
+  content type, header and body is the one the schema documents (errors as
+  application/problem+json).
 
 A schema-valid move such as ``"zz"`` is rightly refused by the rules (422, documented); the
 schema cannot say which moves are legal (``schemathesis.toml`` says why 422 is an expected
 answer to schema-valid data). Bounded: a few examples per operation, no shrinking, no example
 database. Every operation is covered, the streams and the odds included: the test server ends a
-stream after one second (``SKILLCHECK_STREAM_SECONDS``, so a generated request to a stream gets
+stream after 0.2 seconds (``SKILLCHECK_STREAM_SECONDS``, so a generated request to a stream gets
 its whole answer), and an odds table or a calibration outside the shipped tables is a background
 job (202), at most four at once (then 429), which the server stops when the test ends.
 """
@@ -63,8 +63,9 @@ GM_OPERATIONS = {
     ("GET", "/v1/odds"),
     ("GET", "/v1/calibrate"),
 }
-#: How long the test server keeps a live stream open.
-STREAM_SECONDS = 1
+#: How long the test server keeps a live stream open (a generated request to a stream waits
+#: for all of it).
+STREAM_SECONDS = 0.2
 BOUNDED = settings(
     max_examples=12,
     deadline=None,
@@ -137,7 +138,7 @@ def test_schemathesis_run_with_every_check_finds_nothing(live: Live) -> None:
         f"{live.server.base_url}/schema/openapi.json",
         "--checks", "all",
         "-H", f"Authorization: Bearer {GM_KEY}",
-        "--max-examples", "15",
+        "--max-examples", "10",
         "--seed", "1",
         "--no-color",
         # a loaded two-core CI machine runs the odds worker beside the server: give it time
@@ -148,22 +149,6 @@ def test_schemathesis_run_with_every_check_finds_nothing(live: Live) -> None:
     report = run.stdout + run.stderr
     assert run.returncode == 0, report[-6000:]
     assert "Stateful" in report and "passed" in report
-
-
-def success_body_conformance(ctx: Any, response: Any, case: Any) -> bool | None:
-    """``response_schema_conformance`` for 2xx answers only."""
-    if 200 <= response.status_code < 300:
-        return checks.response_schema_conformance(ctx, response, case)
-    return None
-
-
-@schema.parametrize()
-@BOUNDED
-def test_no_server_error(case: Any, live: Live) -> None:
-    live.prepare(case)
-    case.call_and_validate(
-        checks=[checks.not_a_server_error, success_body_conformance],
-    )
 
 
 @schema.parametrize()
