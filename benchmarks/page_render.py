@@ -20,8 +20,10 @@ shift (the Layout Instability API's entries without recent input, summed over th
 
 ``--latency MS`` adds that round trip to every request (DevTools' network emulation), as a
 phone's network: loopback answers at once, which leaves the page no time to prepare while it
-waits. ``--throttle N`` slows Chromium's CPU N times (DevTools' CPU throttling), as a slower
-phone.
+waits. ``--view-after MS`` holds the view's answer alone until MS ms after the page asked for
+it, so that the page has started (its modules run, its decks' tables read, its first frame
+drawn) before the view comes: what is left is the table's own drawing. ``--throttle N`` slows
+Chromium's CPU N times (DevTools' CPU throttling), as a slower phone.
 """
 
 from __future__ import annotations
@@ -29,8 +31,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -102,8 +106,19 @@ def make_check(http: httpx.Client, name: str, moves: int) -> str:
     return f"/play/{body['check_id']}#token={token}"
 
 
+def holder(held: list[tuple[Any, float]]) -> Any:
+    """A route handler that keeps each request it gets, and when, for the caller to let go."""
+    return lambda route: held.append((route, time.monotonic()))
+
+
 def measure(
-    browser: Any, url: str, size: str, loads: int, throttle: float, latency: float = 0
+    browser: Any,
+    url: str,
+    size: str,
+    loads: int,
+    throttle: float,
+    latency: float = 0,
+    view_after: float = 0,
 ) -> list[dict[str, Any]]:
     context = browser.new_context(**VIEWPORTS[size], reduced_motion="reduce")
     context.add_init_script(SHIFTS)
@@ -125,7 +140,18 @@ def measure(
                         "uploadThroughput": -1,
                     },
                 )
+            held: list[tuple[Any, float]] = []
+            if view_after > 0:
+                check_id = url.split("/play/", 1)[1].split("#", 1)[0]
+                view_url = re.compile(rf".*/v1/checks/{re.escape(check_id)}$")
+                page.route(view_url, holder(held))
             page.goto(url)
+            if view_after > 0:
+                while not held:
+                    page.wait_for_timeout(5)
+                route, asked = held[0]
+                page.wait_for_timeout(max(0.0, view_after - (time.monotonic() - asked) * 1000))
+                route.continue_()
             # (polled from here: the page's policy forbids the eval a waiting predicate needs)
             painted = "() => performance.getEntriesByName('skillcheck:painted').length"
             while not page.evaluate(painted):
@@ -156,6 +182,12 @@ def main() -> None:
     parser.add_argument(
         "--latency", type=float, default=0, help="round trip added to every request, in ms"
     )
+    parser.add_argument(
+        "--view-after",
+        type=float,
+        default=0,
+        help="hold the view's answer until this many ms after the page asked for it",
+    )
     parser.add_argument("--games", nargs="*", default=sorted(GAMES), help="games to load")
     parser.add_argument("--json", type=Path, help="write the numbers here too")
     args = parser.parse_args()
@@ -168,7 +200,10 @@ def main() -> None:
             for name in args.games:
                 link = server.base_url + make_check(http, name, args.moves)
                 for size in VIEWPORTS:
-                    found = measure(browser, link, size, args.loads, args.throttle, args.latency)
+                    found = measure(
+                        browser, link, size, args.loads, args.throttle, args.latency,
+                        args.view_after,
+                    )  # fmt: skip
                     rows.append({
                         "game": name, "viewport": size, "loads": len(found),
                         "view_to_read_ms": summary([f["read"] for f in found]),
@@ -181,7 +216,7 @@ def main() -> None:
         browser.close()
     table = Table(
         title=f"First render of the player's page (CPU throttle {args.throttle:g}x, "
-        f"latency {args.latency:g} ms)"
+        f"latency {args.latency:g} ms, view after {args.view_after:g} ms)"
     )
     for column in ("game", "viewport", "view→drawn p50/p90/max ms", "view→painted p50/p90/max ms",
                    "navigation→painted p50 ms", "CLS max"):  # fmt: skip
@@ -202,7 +237,11 @@ def main() -> None:
         if row["shifted"]:
             print(f"{row['game']} {row['viewport']}: shifted {', '.join(row['shifted'])}")
     if args.json:
-        settings = {"throttle": args.throttle, "latency": args.latency}
+        settings = {
+            "throttle": args.throttle,
+            "latency": args.latency,
+            "view_after": args.view_after,
+        }
         args.json.write_text(json.dumps({**settings, "rows": rows}, indent=2))
 
 
