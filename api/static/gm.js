@@ -285,8 +285,12 @@ function fieldFor(spec, initial) {
 }
 
 /** Create works once the chosen game's fields are on the form, and not twice at once. */
+function canCreate() {
+  return Boolean(state.game) && !state.loadingGame && !state.creating;
+}
+
 function updateCreate() {
-  $("create-check").disabled = Boolean(state.loadingGame) || state.creating;
+  $("create-check").disabled = !canCreate();
 }
 
 async function chooseGame(name) {
@@ -304,7 +308,7 @@ async function chooseGame(name) {
       detail = await api("GET", `/v1/games/${encodeURIComponent(name)}`);
     } catch (error) {
       if (state.game === name) {
-        $("create-problem").textContent = `This game's settings did not load (${problemText(error)}); choose it again to retry.`;
+        $("create-problem").textContent = `This game's settings did not load (${problemText(error)}). Choose another game and back, or reload the page, to try again.`;
       }
       return;
     }
@@ -404,6 +408,7 @@ function oddsProgress(text, fraction) {
 }
 
 async function showOdds() {
+  if (state.loadingGame) return; // its fields are not on the form yet (chooseGame asks again)
   const read = readParams();
   const query = read.error ? null : new URLSearchParams({ game: state.game, ...read.flat });
   // a change event that changed nothing (leaving a field) keeps what is shown or running
@@ -618,7 +623,7 @@ async function calibrate() {
 
 async function createCheck(event) {
   event.preventDefault();
-  if (!state.game || state.loadingGame || state.creating) return; // (Create is disabled meanwhile)
+  if (!canCreate()) return; // (the button is disabled meanwhile)
   const problem = $("create-problem");
   problem.textContent = "";
   markField(null);

@@ -160,7 +160,7 @@ function loadGames() {
 }
 
 async function fetchGames() {
-  state.loadingGame = "";
+  state.game = null; // the list, and so the form, is being replaced
   updateSend();
   const list = await state.api.games();
   const select = $("game");
@@ -201,8 +201,12 @@ function fieldFor(spec, start) {
 }
 
 /** Send works once the chosen game's fields are on the form, and not twice at once. */
+function canSend() {
+  return state.game !== null && state.loadingGame === null && !state.sending;
+}
+
 function updateSend() {
-  $("send").disabled = state.loadingGame !== null || state.sending;
+  $("send").disabled = !canSend();
 }
 
 async function chooseGame(name) {
@@ -328,7 +332,7 @@ async function resend(check) {
 
 async function createCheck(event) {
   event.preventDefault();
-  if (!state.game || state.loadingGame !== null || state.sending) return; // (Send is disabled meanwhile)
+  if (!canSend()) return; // (the button is disabled meanwhile)
   $("create-problem").textContent = "";
   markField(null);
   const read = sc.readParams(state.details.get(state.game).parameters, rawValues());
