@@ -229,7 +229,7 @@ function follow(version) {
       if (event.kind === "moved") words = `Played: ${moveText(event.payload.move, before)}.`;
       if (event.kind === "undone") words = "The player took back a move.";
       const waiting = pending !== null;
-      pending = { view, words: before ? words : null };
+      pending = { view, words };
       if (!waiting) {
         if (document.hidden) setTimeout(draw, 0);
         else requestAnimationFrame(draw);
@@ -241,6 +241,7 @@ function follow(version) {
       live.dataset.mode = mode;
     },
   });
+  // Every event at version v has a sequence above v, so starting after `version` misses nothing.
   page.feed.start(version);
 }
 
