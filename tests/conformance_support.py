@@ -143,18 +143,13 @@ class CardScanner:
         self.longest = max(len(c) for c in self.codes)
         extra = "".join(sorted({ch for c in self.codes for ch in c} - set(string.ascii_letters)))
         self._token = re.compile(f"[A-Za-z0-9{re.escape(extra)}]+")
+        names = {c.code: str(deck.card_json(c)["name"]) for c in deck.cards}
         self._names = {
-            c.code: re.compile(
-                r"(?<!\w)" + re.escape(str(deck.card_json(c)["name"])) + r"(?!\w)", re.IGNORECASE
-            )
-            for c in deck.cards
+            code: re.compile(r"(?<!\w)" + re.escape(name) + r"(?!\w)", re.IGNORECASE)
+            for code, name in names.items()
         }
-        # (a name matches only where its lower-case text is: a cheap test before the pattern)
-        self._lower = {
-            c.code: str(deck.card_json(c)["name"]).lower()
-            for c in deck.cards
-            if str(deck.card_json(c)["name"]).isascii()
-        }
+        # (an ASCII name matches only where its lower-case text is: a cheap test first)
+        self._lower = {code: name.lower() for code, name in names.items() if name.isascii()}
         self._splits: dict[str, frozenset[str]] = {}  # a game's data repeats its tokens
 
     def _split(self, token: str) -> frozenset[str]:
