@@ -29,12 +29,11 @@ class BuildWithFoundryModule(build_py):
 
 
 def _game_extensions() -> list[Extension]:
-    root = ROOT
-    sources = sorted((root / "skillcheck" / "games").glob("*/_*.c"))
+    sources = sorted((ROOT / "skillcheck" / "games").glob("*/_*.c"))
     return [
         Extension(
-            ".".join(source.relative_to(root).with_suffix("").parts),
-            [source.relative_to(root).as_posix()],
+            ".".join(source.relative_to(ROOT).with_suffix("").parts),
+            [source.relative_to(ROOT).as_posix()],
             optional=True,
             extra_compile_args=["-O2"],
         )
