@@ -23,7 +23,8 @@ phone's network: loopback answers at once, which leaves the page no time to prep
 waits. ``--view-after MS`` holds the view's answer alone until MS ms after the page asked for
 it, so that the page has started (its modules run, its decks' tables read, its first frame
 drawn) before the view comes: what is left is the table's own drawing. ``--throttle N`` slows
-Chromium's CPU N times (DevTools' CPU throttling), as a slower phone.
+Chromium's CPU N times (DevTools' CPU throttling), as a slower phone. ``--extra-css CSS`` adds
+rules at the end of the page's stylesheet, to measure a change of the drawing before making it.
 """
 
 from __future__ import annotations
@@ -111,6 +112,16 @@ def holder(held: list[tuple[Any, float]]) -> Any:
     return lambda route: held.append((route, time.monotonic()))
 
 
+def stylesheet_with(css: str) -> Any:
+    """A route handler that serves play.css with ``css`` added at its end."""
+
+    def patch(route: Any) -> None:
+        answer = route.fetch()
+        route.fulfill(response=answer, body=answer.text() + "\n" + css)
+
+    return patch
+
+
 def measure(
     browser: Any,
     url: str,
@@ -119,6 +130,7 @@ def measure(
     throttle: float,
     latency: float = 0,
     view_after: float = 0,
+    extra_css: str = "",
 ) -> list[dict[str, Any]]:
     context = browser.new_context(**VIEWPORTS[size], reduced_motion="reduce")
     context.add_init_script(SHIFTS)
@@ -140,6 +152,8 @@ def measure(
                         "uploadThroughput": -1,
                     },
                 )
+            if extra_css:
+                page.route("**/play.css", stylesheet_with(extra_css))
             held: list[tuple[Any, float]] = []
             if view_after > 0:
                 check_id = url.split("/play/", 1)[1].split("#", 1)[0]
@@ -188,6 +202,7 @@ def main() -> None:
         default=0,
         help="hold the view's answer until this many ms after the page asked for it",
     )
+    parser.add_argument("--extra-css", default="", help="CSS added to the page's stylesheet")
     parser.add_argument("--games", nargs="*", default=sorted(GAMES), help="games to load")
     parser.add_argument("--json", type=Path, help="write the numbers here too")
     args = parser.parse_args()
@@ -202,7 +217,7 @@ def main() -> None:
                 for size in VIEWPORTS:
                     found = measure(
                         browser, link, size, args.loads, args.throttle, args.latency,
-                        args.view_after,
+                        args.view_after, args.extra_css,
                     )  # fmt: skip
                     rows.append({
                         "game": name, "viewport": size, "loads": len(found),
@@ -241,6 +256,7 @@ def main() -> None:
             "throttle": args.throttle,
             "latency": args.latency,
             "view_after": args.view_after,
+            "extra_css": args.extra_css,
         }
         args.json.write_text(json.dumps({**settings, "rows": rows}, indent=2))
 
