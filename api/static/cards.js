@@ -25,6 +25,8 @@ const FONT = '"DejaVu Sans", "Noto Sans", Verdana, "Segoe UI", Roboto, Arial, sa
 const NAME_WIDTH = 86; // the width a name may take (the card less its margins)
 const NAME_SIZE = 12.5; // a name's size when it fits
 const SLICE_MS = 3; // the longest run of drawing ahead between two looks at what has arrived
+/** The attributes of a face's <text> that choose its font (warmFonts). */
+const FONT_ATTRIBUTES = ["font-family", "font-size", "font-weight", "font-style"];
 
 /** A CSS-safe lower-case word for a name ("Light Keeper" -> "light-keeper"). */
 export function slug(text) {
@@ -157,11 +159,56 @@ export class CardTable {
         const code = codes.shift();
         if (code !== undefined && !this.drawn.has(code)) this.drawn.set(code, this.drawFace(code));
       } while (codes.length && performance.now() < until);
-      if (codes.length) nextTask(step);
-      else this.preparing = null;
+      if (codes.length) {
+        nextTask(step);
+      } else {
+        // The fonts last, in a task of their own (one layout of one small drawing).
+        nextTask(() => {
+          if (this.preparing !== step) return;
+          this.preparing = null;
+          this.warmFonts();
+        });
+      }
     };
     this.preparing = step;
     nextTask(step);
+  }
+
+  /** The fonts the drawn faces use: for each font (size, weight, style and family, as the
+   *  face's <text> elements set them) every character drawn in it. */
+  fontRuns() {
+    const runs = new Map();
+    for (const face of this.drawn.values()) {
+      for (const text of face.querySelectorAll("text")) {
+        const font = {};
+        for (const name of FONT_ATTRIBUTES) font[name] = text.getAttribute(name);
+        const key = JSON.stringify(font);
+        if (!runs.has(key)) runs.set(key, { font, characters: new Set() });
+        for (const character of text.textContent) runs.get(key).characters.add(character);
+      }
+    }
+    return [...runs.values()].map(({ font, characters }) => ({ font, text: [...characters].join("") }));
+  }
+
+  /** Lays out, unseen, one line per font of the drawn faces (fontRuns), then removes it. A
+   *  font used for the first time costs its loading and a synchronous call to the browser
+   *  process for its rendering style; done here, before the view arrives, it is not done in
+   *  the first layout of the table (docs/performance.md). The faces' text is laid out at its
+   *  own size whatever the card's width (.card-svg's geometricPrecision), so any width will do. */
+  warmFonts() {
+    if (typeof document === "undefined" || !document.body) return;
+    const runs = this.fontRuns();
+    if (!runs.length) return;
+    const holder = document.createElement("span");
+    holder.className = "face font-warmup";
+    holder.setAttribute("aria-hidden", "true");
+    const svg = node("svg", { viewBox: `0 0 ${CARD_W} ${CARD_H}`, class: "card-svg", "font-family": FONT, focusable: "false" });
+    for (const { font, text } of runs) svg.append(node("text", { x: 0, y: 70, ...font }, text));
+    holder.append(svg);
+    document.body.append(holder);
+    svg.getBBox(); // lays the lines out: the fonts are made and their glyphs shaped now
+    holder.remove();
+    performance.mark(`skillcheck:fonts-warmed:${this.deck}`);
   }
 
   /** Stops drawing ahead (the check turned out to use another deck). */

@@ -49,18 +49,23 @@ def describe(deck: str, code: str) -> str:
     return f"{card['name']}, {card['rank']}, {listed}"
 
 
+def cards_module(page: Page, server: str) -> str:
+    """Opens a player's page (of no check) and returns the address of its cards.js."""
+    page.goto(f"{server}/play/none")
+    script = page.get_attribute("script[type=module]", "src")
+    assert script is not None
+    return script.replace("play.js", "cards.js")
+
+
 @pytest.mark.parametrize("deck", sorted(DECKS))
 @pytest.mark.parametrize("width", [112, 66])
 def test_every_card_is_drawn_whole(page: Page, server: str, deck: str, width: int) -> None:
     """Each card of the deck, drawn by the page's own cards.js at a laptop's and a phone's card
     width: every text (index, pips, name) lies inside the card, the name is printed in full
     and nothing is cut with an ellipsis."""
-    page.goto(f"{server}/play/none")
-    script = page.get_attribute("script[type=module]", "src")
-    assert script is not None
     found = page.evaluate(
         """async ([url, deck, width]) => {
-            const { CardTable } = await import(url.replace('play.js', 'cards.js'));
+            const { CardTable } = await import(url);
             const cards = await CardTable.load('', deck);
             const shelf = document.createElement('div');
             shelf.style.cssText = 'display:flex;flex-wrap:wrap;gap:4px';
@@ -89,7 +94,7 @@ def test_every_card_is_drawn_whole(page: Page, server: str, deck: str, width: in
             }
             return out;
         }""",
-        [script, deck, width],
+        [cards_module(page, server), deck, width],
     )
     table = DECKS[deck].table()
     assert [f["code"] for f in found] == [c["code"] for c in table["cards"]]
@@ -105,6 +110,47 @@ def test_every_card_is_drawn_whole(page: Page, server: str, deck: str, width: in
         named = {f["code"]: f["name"] for f in found}
         assert named["7ML"] == "Chance Meeting" and named["PSWK"] == "Light Keeper"
         assert named["AM"] is None  # the Ace of Moons is said by its index alone
+
+
+@pytest.mark.parametrize("deck", sorted(DECKS))
+def test_the_faces_fonts_are_laid_out_before_the_view(page: Page, server: str, deck: str) -> None:
+    """Drawing a deck's faces ahead ends by laying out, unseen, one line per font the faces use
+    with every character drawn in it (CardTable.warmFonts), so the first table after the view
+    makes no font of its own; nothing of it stays in the document."""
+    found = page.evaluate(
+        """async ([url, deck]) => {
+            const { CardTable } = await import(url);
+            const cards = await CardTable.load('', deck);
+            const before = document.body.childElementCount;
+            const mark = `skillcheck:fonts-warmed:${deck}`;
+            const fontAttributes = ['font-family', 'font-size', 'font-weight', 'font-style'];
+            cards.prepare();
+            const until = performance.now() + 5000;
+            while (!performance.getEntriesByName(mark).length && performance.now() < until) {
+              await new Promise((done) => setTimeout(done, 10));
+            }
+            const warmed = performance.getEntriesByName(mark).length > 0;
+            const runs = cards.fontRuns();
+            const missing = [];
+            for (const face of cards.drawn.values()) {
+              for (const text of face.querySelectorAll('text')) {
+                const run = runs.find((r) => fontAttributes.every(
+                  (name) => (r.font[name] ?? null) === text.getAttribute(name)));
+                const absent = [...text.textContent].filter((c) => !run || !run.text.includes(c));
+                if (absent.length) missing.push(`${face.dataset.code}: ${text.textContent}`);
+              }
+            }
+            return { warmed, faces: cards.drawn.size, runs: runs.length, missing,
+                     left: document.querySelectorAll('.font-warmup').length,
+                     added: document.body.childElementCount - before };
+        }""",
+        [cards_module(page, server), deck],
+    )
+    assert found["warmed"], "the fonts were laid out once the faces were drawn"
+    assert found["faces"] == len(DECKS[deck].table()["cards"])
+    assert found["missing"] == [], "every font and character of every face is warmed"
+    assert 1 < found["runs"] < found["faces"], "one line per font, not per card"
+    assert found["left"] == 0 and found["added"] == 0
 
 
 def test_every_card_and_zone_says_what_it_is(page: Page, server: str, new_check: NewCheck) -> None:
