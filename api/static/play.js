@@ -444,6 +444,7 @@ function context() {
     targets: targetsOf(selected),
     zone: (zone) => renderZone(zone, ctx),
     card: (code) => staticCard(code),
+    narrowCards: markNarrowCards,
   };
   return ctx;
 }
@@ -484,8 +485,18 @@ function rowsLayout(board, ctx) {
   }
   for (const stacks of out.querySelectorAll?.(".band-stack") || []) {
     stacks.style.setProperty("--columns", String(stacks.children.length));
+    markNarrowCards(stacks, stacks.children.length);
   }
   return out;
+}
+
+/** Cards as many as this side by side may be too narrow for their whole face on a phone. */
+const NARROW_ACROSS = 5;
+
+/** Marks `element` (class narrow-cards) when `across` cards lie side by side in it: its cards
+ *  then switch to the small face when narrow (play.css). Elsewhere a card is never narrow. */
+function markNarrowCards(element, across) {
+  element.classList.toggle("narrow-cards", across >= NARROW_ACROSS);
 }
 
 /** Zones placed whole at grid column x, row y (zones without a place follow in order). */
@@ -495,6 +506,7 @@ function gridLayout(board, ctx) {
   const placed = board.zones.filter((z) => Number.isInteger(z.x) && Number.isInteger(z.y));
   const columns = Math.max(1, ...placed.map((z) => z.x + 1));
   grid.style.setProperty("--columns", String(columns));
+  markNarrowCards(grid, columns);
   for (const zone of board.zones) {
     const element = ctx.zone(zone);
     if (Number.isInteger(zone.x) && Number.isInteger(zone.y)) {
@@ -516,6 +528,7 @@ function slotGrid(slotZones, ctx) {
   const rows = Math.max(2, ...slotZones.map((z) => (z.y ?? 0) + 2));
   grid.style.setProperty("--columns", String(columns));
   grid.style.setProperty("--rows", String(rows));
+  markNarrowCards(grid, columns / 2); // a card covers two columns
   grid.style.aspectRatio = `${columns} / ${rows * 1.4}`; // cards 1.4 times as tall as wide
   slotZones.forEach((zone, index) => {
     const element = ctx.zone(zone);

@@ -208,6 +208,18 @@ def made_up(page: Page, new_check: NewCheck) -> Iterator[tuple[Check, dict[str, 
     yield check, view, sent
 
 
+def open_with_view(context: Any, server: str, check: Check, view: dict[str, Any]) -> Page:
+    """A new page of ``context`` showing ``check`` as ``view`` (no live feed), once drawn."""
+    page = context.new_page()
+    page.route(re.compile(rf".*/v1/checks/{check.check_id}$"), lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps(view)))  # fmt: skip
+    page.route("**/stream*", lambda route: route.fulfill(status=404, body="{}"))
+    page.route("**/events*", lambda route: route.abort())
+    page.goto(check.url(server))
+    expect(page.locator("#game")).to_be_visible()
+    return page
+
+
 def test_layouts_draw_any_board(
     page: Page, browser: Any, server: str, made_up: Any, shots: Path
 ) -> None:
@@ -260,13 +272,7 @@ def test_layouts_draw_any_board(
     assert len(sent) == 2
     phone_context = browser.new_context(**PHONE)
     try:
-        phone = phone_context.new_page()
-        phone.route(re.compile(rf".*/v1/checks/{check.check_id}$"), lambda route: route.fulfill(
-            status=200, content_type="application/json", body=json.dumps(view)))  # fmt: skip
-        phone.route("**/stream*", lambda route: route.fulfill(status=404, body="{}"))
-        phone.route("**/events*", lambda route: route.abort())
-        phone.goto(check.url(server))
-        expect(phone.locator("#game")).to_be_visible()
+        phone = open_with_view(phone_context, server, check, view)
         width = phone.evaluate("document.documentElement.scrollWidth")
         assert width <= 360, f"the page is {width}px wide on a 360px screen"
         no_overlaps(phone)
@@ -275,6 +281,52 @@ def test_layouts_draw_any_board(
         snap(phone, shots, "layouts-phone")
     finally:
         phone_context.close()
+
+
+def stacks(n: int, first: int) -> list[dict[str, Any]]:
+    """``n`` stacks side by side, two cards each."""
+    return [
+        {"id": f"s{i}", "label": f"Stack {i + 1}", "layout": "stack",
+         "cards": CODES[first + 2 * i:first + 2 * i + 2], "count": 2, "accepts": True,
+         "x": None, "y": None, "extras": {}}
+        for i in range(n)
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("zones", "small"),
+    [
+        pytest.param(lambda: stacks(3, 0), False, id="three-stacks"),
+        pytest.param(lambda: stacks(7, 0), True, id="seven-stacks"),
+        pytest.param(peaks, True, id="peaks"),
+    ],
+)
+def test_narrow_cards_show_the_small_face(
+    browser: Any, server: str, new_check: NewCheck, zones: Callable[[], Any], small: bool
+) -> None:
+    """On a phone, cards seven stacks across or in peaks are too narrow for their whole face and
+    show the small one (rank and suits, large); three stacks across keep the whole face. The
+    cards are measured only where five or more lie side by side (play.css, narrow-cards)."""
+    check = new_check(seed=21)
+    view = check.view()
+    view.update(board={"layout": "rows", "goal": "", "zones": zones(), "meters": []}, moves=[])
+    context = browser.new_context(**PHONE)
+    try:
+        phone = open_with_view(context, server, check, view)
+        faces = phone.eval_on_selector_all(
+            "#table .card:not(.face-down)",
+            """cards => cards.map((card) => ({
+                width: card.getBoundingClientRect().width,
+                mini: getComputedStyle(card.querySelector('.card-mini')).display !== 'none',
+                index: getComputedStyle(card.querySelector('.card-index')).display !== 'none',
+            }))""",
+        )
+        assert faces
+        for face in faces:
+            assert face["mini"] is small and face["index"] is not small, face
+            assert (face["width"] <= 58) is small, face
+    finally:
+        context.close()
 
 
 # ---- a game's own page module ------------------------------------------------------------------
