@@ -1,0 +1,167 @@
+"""Where the player's page spends the time between the view's arrival and the painted table: cold
+loads traced in Debian's Chromium (docs/performance.md, "What the page does to be quick").
+
+    python3 benchmarks/page_trace.py [--game three-towers] [--viewport phone] [--loads 4]
+    python3 benchmarks/page_trace.py --throttle 4 --extra-css '.card { container-type: normal; }'
+
+For each load (a new page; the real API in a subprocess, benchmarks/_api_harness.py) the view's
+answer is held until ``--view-after`` ms after the page asked for it, so the page has started
+(its decks' faces drawn ahead and their fonts laid out) and what is traced is the table's own
+drawing. Tracing over CDP (``Tracing.start``), it prints per load the span from the page's
+``skillcheck:view`` mark to ``skillcheck:painted``, the length of the page's ``Layout`` and how
+many objects it laid out, and the main thread's self time in what costs most there: layout,
+style, text shaping, paint, and the synchronous calls to the browser process for a new font's
+rendering style (``WebSandboxSupportLinux::GetWebFontRenderStyleForStrike``, Linux only); then
+the median of each. ``--extra-css CSS`` appends rules to the page's stylesheet, to measure a
+change before making it. Tracing slows the page; compare runs of this script with each other,
+not with page_render.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import httpx
+from _api_harness import api_server, throwaway_database
+from page_render import CHROMIUM, VIEWPORTS, holder, make_check, stylesheet_with
+
+from skillcheck.engine import GAMES
+
+CATEGORIES = ",".join(
+    [
+        "blink",
+        "blink.user_timing",
+        "devtools.timeline",
+        "disabled-by-default-devtools.timeline",
+        "fonts",
+        "v8.execute",
+    ]
+)
+#: Trace events whose self time is reported, and the column each goes in.
+COLUMNS = {
+    "LocalFrameView::performLayout": "layout",
+    "Document::recalcStyle": "style",
+    "InlineNode::ShapeTextIncludingFirstLine": "shaping",
+    "Paint": "paint",
+    "WebSandboxSupportLinux::GetWebFontRenderStyleForStrike": "font calls",
+}
+
+
+def traced_load(context: Any, url: str, view_after: float, throttle: float, css: str) -> list[Any]:
+    """The trace events of one cold load of ``url``, the view held ``view_after`` ms."""
+    page = context.new_page()
+    cdp = context.new_cdp_session(page)
+    if throttle > 1:
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+    if css:
+        page.route("**/play.css", stylesheet_with(css))
+    held: list[tuple[Any, float]] = []
+    check_id = url.split("/play/", 1)[1].split("#", 1)[0]
+    page.route(re.compile(rf".*/v1/checks/{re.escape(check_id)}$"), holder(held))
+    events: list[dict[str, Any]] = []
+    done: list[bool] = []
+    cdp.on("Tracing.dataCollected", lambda p: events.extend(p["value"]))
+    cdp.on("Tracing.tracingComplete", lambda p: done.append(True))
+    cdp.send("Tracing.start", {"categories": CATEGORIES, "transferMode": "ReportEvents"})
+    page.goto(url)
+    while not held:
+        page.wait_for_timeout(5)
+    page.wait_for_timeout(view_after)
+    held[0][0].continue_()
+    painted = "() => performance.getEntriesByName('skillcheck:painted').length"
+    while not page.evaluate(painted):  # (polled: the page's policy forbids wait_for_function)
+        page.wait_for_timeout(10)
+    cdp.send("Tracing.end")
+    while not done:
+        page.wait_for_timeout(20)
+    page.close()
+    return events
+
+
+def self_times(
+    events: list[dict[str, Any]], thread: tuple[int, int], start: float, end: float
+) -> Counter[str]:
+    """Each event's own time (less its children's), summed by name, on ``thread`` in the span."""
+    spans = sorted(
+        (e for e in events if e.get("ph") == "X" and (e["pid"], e["tid"]) == thread
+         and start <= e["ts"] <= end),
+        key=lambda e: (e["ts"], -e.get("dur", 0)),
+    )  # fmt: skip
+    own: Counter[str] = Counter()
+    open_: list[dict[str, Any]] = []
+    for event in spans:
+        while open_ and open_[-1]["ts"] + open_[-1].get("dur", 0) <= event["ts"]:
+            open_.pop()
+        if open_:
+            own[open_[-1]["name"]] -= event.get("dur", 0)
+        own[event["name"]] += event.get("dur", 0)
+        open_.append(event)
+    return own
+
+
+def breakdown(events: list[dict[str, Any]]) -> dict[str, float]:
+    """Milliseconds of the span view -> painted, its Layout, and the columns' self times."""
+    marks = {e["name"]: e for e in events if str(e.get("name", "")).startswith("skillcheck:")}
+    view, painted = marks["skillcheck:view"], marks["skillcheck:painted"]
+    thread = (view["pid"], view["tid"])
+    layouts = [
+        e for e in events
+        if e.get("name") == "Layout" and (e["pid"], e["tid"]) == thread
+        and view["ts"] <= e["ts"] <= painted["ts"]
+    ]  # fmt: skip
+    own = self_times(events, thread, view["ts"], painted["ts"])
+    row = {
+        "view → painted": (painted["ts"] - view["ts"]) / 1000,
+        "Layout": sum(e.get("dur", 0) for e in layouts) / 1000,
+        "objects": float(
+            sum(e.get("args", {}).get("beginData", {}).get("dirtyObjects", 0) for e in layouts)
+        ),
+    }
+    for name, column in COLUMNS.items():
+        row[column] = own[name] / 1000
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--game", choices=sorted(GAMES), default="three-towers")
+    parser.add_argument("--viewport", choices=sorted(VIEWPORTS), default="phone")
+    parser.add_argument("--loads", type=int, default=4)
+    parser.add_argument("--throttle", type=float, default=4, help="CPU slow-down factor")
+    parser.add_argument("--view-after", type=float, default=1500, help="ms the view is held")
+    parser.add_argument("--extra-css", default="", help="CSS added to the page's stylesheet")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    rows = []
+    with throwaway_database(None) as url, api_server(url) as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        with httpx.Client(base_url=server.base_url, timeout=30) as http:
+            link = server.base_url + make_check(http, args.game, 6)
+        context = browser.new_context(**VIEWPORTS[args.viewport], reduced_motion="reduce")
+        for n in range(1, args.loads + 1):
+            events = traced_load(context, link, args.view_after, args.throttle, args.extra_css)
+            rows.append(breakdown(events))
+            words = ", ".join(f"{k} {v:.1f}" for k, v in rows[-1].items())
+            print(f"load {n}: {words}", flush=True)
+        context.close()
+        browser.close()
+    medians = {key: statistics.median(row[key] for row in rows) for key in rows[0]}
+    print(
+        f"median of {len(rows)} ({args.game}, {args.viewport}, CPU {args.throttle:g}x, "
+        f"ms): " + ", ".join(f"{k} {v:.1f}" for k, v in medians.items())
+    )
+
+
+if __name__ == "__main__":
+    main()
