@@ -325,6 +325,20 @@ def test_narrow_cards_show_the_small_face(
         for face in faces:
             assert face["mini"] is small and face["index"] is not small, face
             assert (face["width"] <= 58) is small, face
+        # Carried out of its zone (drag.js clones it into the body), a card keeps its face.
+        carried = phone.evaluate(
+            """() => {
+                const card = document.querySelector('#table .card:not(.face-down)');
+                const ghost = card.cloneNode(true);
+                ghost.classList.add('drag-ghost');
+                ghost.style.width = `${card.getBoundingClientRect().width}px`;
+                document.body.append(ghost);
+                const mini = getComputedStyle(ghost.querySelector('.card-mini')).display;
+                ghost.remove();
+                return mini !== 'none';
+            }"""
+        )
+        assert carried is small
     finally:
         context.close()
 
