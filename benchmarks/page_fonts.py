@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx
 from _api_harness import api_server, throwaway_database
-from page_render import CHROMIUM, VIEWPORTS, make_check
+from page_render import CHROMIUM, VIEWPORTS, load_until_painted, make_check, new_page, traced
 
 CATEGORIES = "blink,devtools.timeline,blink.user_timing,disabled-by-default-devtools.timeline,fonts"
 FONT = "FontCache::GetFontPlatformData"
@@ -30,20 +30,8 @@ UPDATE = "WebFrameWidgetImpl::UpdateLifecycle"
 
 
 def traced_load(context: Any, url: str) -> list[dict[str, Any]]:
-    page = context.new_page()
-    cdp = context.new_cdp_session(page)
-    events: list[dict[str, Any]] = []
-    done: list[bool] = []
-    cdp.on("Tracing.dataCollected", lambda p: events.extend(p["value"]))
-    cdp.on("Tracing.tracingComplete", lambda p: done.append(True))
-    cdp.send("Tracing.start", {"categories": CATEGORIES, "transferMode": "ReportEvents"})
-    page.goto(url)
-    painted = "() => performance.getEntriesByName('skillcheck:painted').length"
-    while not page.evaluate(painted):
-        page.wait_for_timeout(10)
-    cdp.send("Tracing.end")
-    while not done:
-        page.wait_for_timeout(20)
+    page, cdp = new_page(context)
+    events = traced(page, cdp, CATEGORIES, lambda: load_until_painted(page, url))
     page.close()
     return events
 

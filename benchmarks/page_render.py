@@ -122,6 +122,66 @@ def stylesheet_with(css: str) -> Any:
     return patch
 
 
+def new_page(
+    context: Any, throttle: float = 1, latency: float = 0, extra_css: str = ""
+) -> tuple[Any, Any]:
+    """A new page of ``context`` and its CDP session: CPU ``throttle`` times slower, ``latency``
+    ms added to every round trip, ``extra_css`` at the end of play.css."""
+    page = context.new_page()
+    cdp = context.new_cdp_session(page)
+    if throttle > 1:
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+    if latency > 0:
+        cdp.send("Network.enable")
+        cdp.send(
+            "Network.emulateNetworkConditions",
+            {
+                "offline": False,
+                "latency": latency,
+                "downloadThroughput": -1,
+                "uploadThroughput": -1,
+            },
+        )
+    if extra_css:
+        page.route("**/play.css", stylesheet_with(extra_css))
+    return page, cdp
+
+
+def load_until_painted(page: Any, url: str, view_after: float = 0) -> None:
+    """Opens ``url`` (a player's link), holding the view's answer until ``view_after`` ms after
+    the page asked for it, and returns once the page marks ``skillcheck:painted``."""
+    held: list[tuple[Any, float]] = []
+    if view_after > 0:
+        check_id = url.split("/play/", 1)[1].split("#", 1)[0]
+        page.route(re.compile(rf".*/v1/checks/{re.escape(check_id)}$"), holder(held))
+    page.goto(url)
+    if view_after > 0:
+        while not held:
+            page.wait_for_timeout(5)
+        route, asked = held[0]
+        page.wait_for_timeout(max(0.0, view_after - (time.monotonic() - asked) * 1000))
+        route.continue_()
+    # (polled from here: the page's policy forbids the eval a waiting predicate needs)
+    painted = "() => performance.getEntriesByName('skillcheck:painted').length"
+    while not page.evaluate(painted):
+        page.wait_for_timeout(10)
+
+
+def traced(page: Any, cdp: Any, categories: str, run: Any) -> list[dict[str, Any]]:
+    """The trace events (``Tracing.start`` over CDP, ``categories``) recorded while ``run()``
+    works on ``page``."""
+    events: list[dict[str, Any]] = []
+    done: list[bool] = []
+    cdp.on("Tracing.dataCollected", lambda p: events.extend(p["value"]))
+    cdp.on("Tracing.tracingComplete", lambda p: done.append(True))
+    cdp.send("Tracing.start", {"categories": categories, "transferMode": "ReportEvents"})
+    run()
+    cdp.send("Tracing.end")
+    while not done:
+        page.wait_for_timeout(20)
+    return events
+
+
 def measure(
     browser: Any,
     url: str,
@@ -137,39 +197,8 @@ def measure(
     results = []
     try:
         for _ in range(loads):
-            page = context.new_page()
-            cdp = context.new_cdp_session(page)
-            if throttle > 1:
-                cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
-            if latency > 0:
-                cdp.send("Network.enable")
-                cdp.send(
-                    "Network.emulateNetworkConditions",
-                    {
-                        "offline": False,
-                        "latency": latency,
-                        "downloadThroughput": -1,
-                        "uploadThroughput": -1,
-                    },
-                )
-            if extra_css:
-                page.route("**/play.css", stylesheet_with(extra_css))
-            held: list[tuple[Any, float]] = []
-            if view_after > 0:
-                check_id = url.split("/play/", 1)[1].split("#", 1)[0]
-                view_url = re.compile(rf".*/v1/checks/{re.escape(check_id)}$")
-                page.route(view_url, holder(held))
-            page.goto(url)
-            if view_after > 0:
-                while not held:
-                    page.wait_for_timeout(5)
-                route, asked = held[0]
-                page.wait_for_timeout(max(0.0, view_after - (time.monotonic() - asked) * 1000))
-                route.continue_()
-            # (polled from here: the page's policy forbids the eval a waiting predicate needs)
-            painted = "() => performance.getEntriesByName('skillcheck:painted').length"
-            while not page.evaluate(painted):
-                page.wait_for_timeout(10)
+            page, _cdp = new_page(context, throttle, latency, extra_css)
+            load_until_painted(page, url, view_after)
             page.wait_for_timeout(100)  # shifts after the first paint count too
             results.append(page.evaluate(MEASURE))
             page.close()

@@ -20,7 +20,6 @@ not with page_render.py.
 from __future__ import annotations
 
 import argparse
-import re
 import statistics
 import sys
 from collections import Counter
@@ -31,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx
 from _api_harness import api_server, throwaway_database
-from page_render import CHROMIUM, VIEWPORTS, holder, make_check, stylesheet_with
+from page_render import CHROMIUM, VIEWPORTS, load_until_painted, make_check, new_page, traced
 
 from skillcheck.engine import GAMES
 
@@ -57,31 +56,8 @@ COLUMNS = {
 
 def traced_load(context: Any, url: str, view_after: float, throttle: float, css: str) -> list[Any]:
     """The trace events of one cold load of ``url``, the view held ``view_after`` ms."""
-    page = context.new_page()
-    cdp = context.new_cdp_session(page)
-    if throttle > 1:
-        cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
-    if css:
-        page.route("**/play.css", stylesheet_with(css))
-    held: list[tuple[Any, float]] = []
-    check_id = url.split("/play/", 1)[1].split("#", 1)[0]
-    page.route(re.compile(rf".*/v1/checks/{re.escape(check_id)}$"), holder(held))
-    events: list[dict[str, Any]] = []
-    done: list[bool] = []
-    cdp.on("Tracing.dataCollected", lambda p: events.extend(p["value"]))
-    cdp.on("Tracing.tracingComplete", lambda p: done.append(True))
-    cdp.send("Tracing.start", {"categories": CATEGORIES, "transferMode": "ReportEvents"})
-    page.goto(url)
-    while not held:
-        page.wait_for_timeout(5)
-    page.wait_for_timeout(view_after)
-    held[0][0].continue_()
-    painted = "() => performance.getEntriesByName('skillcheck:painted').length"
-    while not page.evaluate(painted):  # (polled: the page's policy forbids wait_for_function)
-        page.wait_for_timeout(10)
-    cdp.send("Tracing.end")
-    while not done:
-        page.wait_for_timeout(20)
+    page, cdp = new_page(context, throttle, extra_css=css)
+    events = traced(page, cdp, CATEGORIES, lambda: load_until_painted(page, url, view_after))
     page.close()
     return events
 
