@@ -61,7 +61,7 @@ def _positive_seconds(env: Mapping[str, str], name: str, default: float) -> floa
     value = (env.get(name) or "").strip()
     if not value:
         return default
-    if not value.isascii() or not _SECONDS.fullmatch(value) or float(value) <= 0:
+    if not _SECONDS.fullmatch(value) or float(value) <= 0:
         raise ValueError(f"{name}={value!r} is not a positive number of seconds (as 1800 or 0.5)")
     return float(value)
 
