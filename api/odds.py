@@ -27,6 +27,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypedDict, cast
 
+import anyio
 import anyio.to_thread
 from litestar import Controller, Request, Response, get
 from litestar.exceptions import ValidationException
@@ -343,6 +344,10 @@ class OddsRunner:
         self.jobs: dict[str, OddsJob] = {}
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
+        #: The threads that wait on the worker process, one per job. Not the handlers' threads
+        #: (``Settings.threads``): a job holds its thread for the whole table, and jobs there
+        #: would keep every other request waiting until they end.
+        self._limiter: anyio.CapacityLimiter | None = None
 
     def _executor(self) -> ProcessPoolExecutor:
         with self._lock:  # two tables computed at once (in two threads) share one pool
@@ -370,7 +375,9 @@ class OddsRunner:
     async def _run(self, job: OddsJob, store: Store) -> None:
         key = job.request.key
         try:
-            result = await anyio.to_thread.run_sync(self._compute, job)
+            if self._limiter is None:  # made in the event loop that runs the jobs
+                self._limiter = anyio.CapacityLimiter(self.max_jobs)
+            result = await anyio.to_thread.run_sync(self._compute, job, limiter=self._limiter)
             await store.set(key, json.dumps(result), expires_in=ODDS_CACHE_SECONDS)
         except Exception:  # the next request for it starts again
             logger.exception("odds job %s failed", key)

@@ -135,6 +135,36 @@ def test_a_full_queue_answers_429_with_retry_after(client: TestClient[Any]) -> N
     assert runner.started == 1
 
 
+
+def test_a_full_queue_of_jobs_keeps_every_other_request_answering(
+    client: TestClient[Any],
+) -> None:
+    """A job waits on the worker process in a thread of its own for the whole table: were it
+    one of the handlers' few threads (``Settings.threads``, 4 by default), four jobs would hold
+    them all and every other request, a player's move included, would wait for a job to end."""
+    runner = _runner(client)
+    assert runner.max_jobs >= client.app.state.runtime.settings.threads
+    for n in range(runner.max_jobs):  # a full queue of tables that each take a while
+        slow = {**SLOW, "deals": 200 + n}
+        assert client.get("/v1/odds", params=slow, headers=bearer(GM_KEY)).status_code == 202
+    assert len(runner.jobs) == runner.max_jobs
+    shipped = client.get("/v1/odds", params=SHIPPED)
+    created = client.post(
+        "/v1/checks",
+        json={"game": "three-towers", "params": {"level": 4, "spaces": 4}, "seed": 3},
+        headers=bearer(GM_KEY),
+    )
+    assert shipped.status_code == 200 and created.status_code == 201, created.text
+    body = created.json()
+    view = client.get(
+        f"/v1/checks/{body['check_id']}", headers=bearer(body["player_token"])
+    )
+    assert view.status_code == 200, view.text
+    # answered while every job still runs (with the jobs on the handlers' threads they come
+    # only after one of the jobs has ended)
+    assert len(runner.jobs) == runner.max_jobs
+    assert all(job.done < job.total for job in runner.jobs.values())
+
 # ---- observed here -------------------------------------------------------------------------------
 
 
