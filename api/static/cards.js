@@ -16,6 +16,8 @@
 // one, its colour (class "colour-red"); suits are told apart by the shape of their symbol, and
 // the page's legend names each symbol. A game's page module may replace the face (setFace).
 
+import { GLYPHS } from "./glyphs.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 /** The card's drawing box: 100 wide, 140 high (a poker card's proportions, 5 : 7). */
 export const CARD_W = 100;
@@ -52,23 +54,100 @@ function node(name, attributes = {}, text = null) {
   return element;
 }
 
+// A face's words and symbols are drawn as paths from the outlines in glyphs.js (DejaVu Sans,
+// written by api/make_glyphs.py), not as SVG text: laying out text is most of what a table
+// costs the browser in its first frame, and a path looks the same whatever fonts the device
+// has. A run with a character the outlines lack is drawn as text in FONT instead.
+
+/** The outlines of `weight` ("normal" or "bold") if they hold every character of `text`. */
+function outlinesFor(text, weight) {
+  const font = GLYPHS.fonts[weight === "bold" ? "bold" : "normal"];
+  if (!font || !text) return null;
+  for (const character of text) if (!(character in font.glyphs)) return null;
+  return font;
+}
+
+/** The pen's advance after each character of `text` (font units: kerning with the next one
+ *  and `spacing` included), the last without its spacing. */
+function advances(font, characters, spacing) {
+  return characters.map((character, i) => {
+    const next = characters[i + 1];
+    if (next === undefined) return font.glyphs[character][0];
+    return font.glyphs[character][0] + (font.kerning[character + next] || 0) + spacing;
+  });
+}
+
+const commands = new Map(); // "weight character" -> its outline's tokens, parsed once
+/** A glyph's outline moved `dx` font units along x (its numbers alternate x and y). */
+function shifted(font, weight, character, dx) {
+  const key = `${weight} ${character}`;
+  let tokens = commands.get(key);
+  if (!tokens) {
+    tokens = font.glyphs[character][1].match(/[A-Z]|-?\d+/g) || [];
+    commands.set(key, tokens);
+  }
+  let out = "";
+  let isX = true;
+  for (const token of tokens) {
+    if (token.length === 1 && token >= "A") {
+      out += token;
+      isX = true;
+    } else {
+      out += isX ? `${Math.round((Number(token) + dx) * 10) / 10} ` : `${token} `;
+      isX = !isX;
+    }
+  }
+  return out;
+}
+
+/** A face's text as <text> would draw it (x, y, font-size, font-weight, text-anchor,
+ *  letter-spacing, class, transform): one <path> from the outlines, carrying the words in
+ *  data-text, or a <text> when the outlines lack a character. */
+function textShape(attributes, text) {
+  const words = String(text);
+  const weight = attributes["font-weight"] === "bold" ? "bold" : "normal";
+  const font = outlinesFor(words, weight);
+  if (!font) return node("text", attributes, words);
+  const { x, y, "font-size": size, "font-weight": _weight, "text-anchor": anchor,
+    "letter-spacing": spacing, transform, ...rest } = attributes;
+  const scale = Number(size) / font.unitsPerEm;
+  const characters = [...words];
+  const steps = advances(font, characters, Number(spacing || 0) / scale);
+  let pen = 0;
+  let d = "";
+  characters.forEach((character, i) => {
+    d += shifted(font, weight, character, pen);
+    pen += steps[i];
+  });
+  const wide = pen * scale;
+  const left = Number(x) - (anchor === "middle" ? wide / 2 : anchor === "end" ? wide : 0);
+  const place = `translate(${Math.round(left * 100) / 100} ${y}) scale(${scale} ${-scale})`;
+  return node("path", { ...rest, d: d.trim(), transform: transform ? `${transform} ${place}` : place, "data-text": words });
+}
+
 let measurer = null;
 let measuring = ""; // the font the measurer is set to
 const widths = new Map(); // "weight text" -> width at size 1: a deck repeats its ranks and symbols
-/** The width of `text` in the faces' font at size 1 (canvas metrics, no layout needed). Setting
- *  a canvas font parses it and measuring loads it, so each is done once per weight and text. */
+/** The width of `text` at size 1 as textShape draws it: from the outlines' advances, or, for a
+ *  run drawn as text, from canvas metrics (no layout needed; setting a canvas font parses it
+ *  and measuring loads it, so each is done once per weight and text). */
 function textWidth(text, weight = "bold") {
   const key = `${weight} ${text}`;
   let width = widths.get(key);
   if (width === undefined) {
-    measurer = measurer || document.createElement("canvas").getContext("2d");
-    if (!measurer) return text.length * 0.62;
-    const font = `${weight} 100px ${FONT}`;
-    if (measuring !== font) {
-      measurer.font = font;
-      measuring = font;
+    const font = outlinesFor(text, weight);
+    if (font) {
+      width = advances(font, [...text], 0).reduce((sum, step) => sum + step, 0) / font.unitsPerEm;
+    } else {
+      measurer = measurer || document.createElement("canvas").getContext("2d");
+      if (!measurer) return text.length * 0.62;
+      const canvasFont = `${weight} 100px ${FONT}`;
+      if (measuring !== canvasFont) {
+        measurer.font = canvasFont;
+        measuring = canvasFont;
+      }
+      width = measurer.measureText(text).width / 100;
     }
-    width = measurer.measureText(text).width / 100;
     widths.set(key, width);
   }
   return width;
@@ -174,8 +253,9 @@ export class CardTable {
     nextTask(step);
   }
 
-  /** The fonts the drawn faces use: for each font (size, weight, style and family, as the
-   *  face's <text> elements set them) every character drawn in it. */
+  /** The fonts the drawn faces use (the runs drawn as text, textShape): for each font (size,
+   *  weight, style and family, as the face's <text> elements set them) every character drawn
+   *  in it. */
   fontRuns() {
     const runs = new Map();
     for (const face of this.drawn.values()) {
@@ -198,7 +278,11 @@ export class CardTable {
   warmFonts() {
     if (typeof document === "undefined" || !document.body) return;
     const runs = this.fontRuns();
-    if (!runs.length) return;
+    if (!runs.length) {
+      // (every face drawn from the outlines: no font to make)
+      performance.mark(`skillcheck:fonts-warmed:${this.deck}`);
+      return;
+    }
     const holder = document.createElement("span");
     holder.className = "face font-warmup";
     holder.setAttribute("aria-hidden", "true");
@@ -317,12 +401,14 @@ export class CardTable {
       const size = suits.length === 1 ? (worded ? 34 : 50) : suits.length === 2 ? 30 : 24;
       suits.forEach((letter, i) => middle.append(this.symbol(letter, spots[i][0], spots[i][1], size)));
     } else {
-      middle.append(node("text", { class: "card-mark", x: 50, y: 92, "text-anchor": "middle", "font-size": 40 }, card.rank_char || "★"));
+      middle.append(textShape({ class: "card-mark", x: 50, y: 92, "text-anchor": "middle", "font-size": 40 }, card.rank_char || "★"));
     }
     if (worded) {
       const word = String(card.rank);
       const y = named ? 110 : 102;
-      middle.append(node("text", { class: "card-word", x: 50, y, "text-anchor": "middle", "font-size": fitSize(word, 54, 11, "normal") }, word));
+      const size = fitSize(word, 54, 11, "normal");
+      // (spaced as the stylesheet spaces a word drawn as text: 0.08 em)
+      middle.append(textShape({ class: "card-word", x: 50, y, "text-anchor": "middle", "font-size": size, "letter-spacing": Math.round(size * 8) / 100 }, word));
     }
     svg.append(middle);
     svg.append(this.index(card, false));
@@ -331,7 +417,7 @@ export class CardTable {
       const name = card.short_name;
       const size = fitSize(name, NAME_WIDTH, NAME_SIZE);
       const y = this.rowIndex ? 41 : 44;
-      svg.append(node("text", { class: "card-name", x: 7, y, "font-size": size, "font-weight": "bold" }, name));
+      svg.append(textShape({ class: "card-name", x: 7, y, "font-size": size, "font-weight": "bold" }, name));
     }
     // A second, simpler face for small cards (the stylesheet shows one of the two by width).
     svg.append(this.miniFace(card));
@@ -354,8 +440,7 @@ export class CardTable {
   /** A suit's symbol centred on x, y (`size` high), styled by the suit's name and colour. */
   symbol(letter, x, y, size, turned = false) {
     const info = this.suit(letter);
-    const text = node(
-      "text",
+    const text = textShape(
       {
         class: this.suitClass(info, "pip"),
         x,
@@ -386,22 +471,22 @@ export class CardTable {
     if (this.rowIndex) {
       const rankSize = 25;
       const rankWide = rank ? textWidth(rank) * rankSize : 0;
-      group.append(node("text", { class: "rank", x: 7, y: 25, "font-size": rankSize, "font-weight": "bold" }, rank));
+      group.append(textShape({ class: "rank", x: 7, y: 25, "font-size": rankSize, "font-weight": "bold" }, rank));
       let x = 7 + rankWide + (rank ? 3 : 0);
       const size = suits.length > 2 ? 15 : 17;
       for (const letter of suits) {
         const info = this.suit(letter);
         const symbol = info.symbol || letter;
         const wide = Math.max(textWidth(symbol, "normal") * size, size * 0.7);
-        group.append(node("text", { class: this.suitClass(info, kind), x: x + wide / 2, y: 24, "text-anchor": "middle", "font-size": size }, symbol));
+        group.append(textShape({ class: this.suitClass(info, kind), x: x + wide / 2, y: 24, "text-anchor": "middle", "font-size": size }, symbol));
         x += wide + 1.5;
       }
     } else {
       const rankSize = rank.length > 1 ? 18 : 22;
-      group.append(node("text", { class: "rank", x: 12, y: 23, "text-anchor": "middle", "font-size": rankSize, "font-weight": "bold", "letter-spacing": rank.length > 1 ? -2 : 0 }, rank));
+      group.append(textShape({ class: "rank", x: 12, y: 23, "text-anchor": "middle", "font-size": rankSize, "font-weight": "bold", "letter-spacing": rank.length > 1 ? -2 : 0 }, rank));
       suits.forEach((letter, i) => {
         const info = this.suit(letter);
-        group.append(node("text", { class: this.suitClass(info, kind), x: 12, y: 41 + i * 16, "text-anchor": "middle", "font-size": 17 }, info.symbol || letter));
+        group.append(textShape({ class: this.suitClass(info, kind), x: 12, y: 41 + i * 16, "text-anchor": "middle", "font-size": 17 }, info.symbol || letter));
       });
     }
     return group;
@@ -411,14 +496,14 @@ export class CardTable {
   miniFace(card) {
     const group = node("g", { class: "card-mini" });
     const rank = card.rank_char || "";
-    group.append(node("text", { class: "rank", x: 50, y: 58, "text-anchor": "middle", "font-size": rank.length > 1 ? 50 : 58, "font-weight": "bold", "letter-spacing": rank.length > 1 ? -4 : 0 }, rank));
+    group.append(textShape({ class: "rank", x: 50, y: 58, "text-anchor": "middle", "font-size": rank.length > 1 ? 50 : 58, "font-weight": "bold", "letter-spacing": rank.length > 1 ? -4 : 0 }, rank));
     const suits = card.suits || [];
     const size = suits.length > 2 ? 34 : suits.length === 2 ? 42 : 54;
     const step = size * 0.95;
     suits.forEach((letter, i) => {
       const info = this.suit(letter);
       const x = 50 + (i - (suits.length - 1) / 2) * step;
-      group.append(node("text", { class: this.suitClass(info, "mini-suit"), x, y: 120, "text-anchor": "middle", "font-size": size }, info.symbol || letter));
+      group.append(textShape({ class: this.suitClass(info, "mini-suit"), x, y: 120, "text-anchor": "middle", "font-size": size }, info.symbol || letter));
     });
     return group;
   }
