@@ -83,8 +83,9 @@ def self_times(
     return own
 
 
-def breakdown(events: list[dict[str, Any]]) -> dict[str, float]:
-    """Milliseconds of the span view -> painted, its Layout, and the columns' self times."""
+def breakdown(events: list[dict[str, Any]], top: int = 0) -> dict[str, float]:
+    """Milliseconds of the span view -> painted, the main thread's busy time in it, its Layout,
+    the columns' self times and, in brackets, the ``top`` events with the most self time."""
     marks = {e["name"]: e for e in events if str(e.get("name", "")).startswith("skillcheck:")}
     view, painted = marks["skillcheck:view"], marks["skillcheck:painted"]
     thread = (view["pid"], view["tid"])
@@ -94,8 +95,14 @@ def breakdown(events: list[dict[str, Any]]) -> dict[str, float]:
         and view["ts"] <= e["ts"] <= painted["ts"]
     ]  # fmt: skip
     own = self_times(events, thread, view["ts"], painted["ts"])
+    busy = sum(
+        e.get("dur", 0) for e in events
+        if e.get("ph") == "X" and e.get("name") == "RunTask"
+        and (e["pid"], e["tid"]) == thread and view["ts"] <= e["ts"] <= painted["ts"]
+    )  # fmt: skip
     row = {
         "view → painted": (painted["ts"] - view["ts"]) / 1000,
+        "main thread busy": busy / 1000,
         "Layout": sum(e.get("dur", 0) for e in layouts) / 1000,
         "objects": float(
             sum(e.get("args", {}).get("beginData", {}).get("dirtyObjects", 0) for e in layouts)
@@ -103,6 +110,8 @@ def breakdown(events: list[dict[str, Any]]) -> dict[str, float]:
     }
     for name, column in COLUMNS.items():
         row[column] = own[name] / 1000
+    for name, micros in own.most_common(top):
+        row[f"[{name}]"] = micros / 1000
     return row
 
 
@@ -116,6 +125,9 @@ def main() -> None:
     parser.add_argument("--throttle", type=float, default=4, help="CPU slow-down factor")
     parser.add_argument("--view-after", type=float, default=1500, help="ms the view is held")
     parser.add_argument("--extra-css", default="", help="CSS added to the page's stylesheet")
+    parser.add_argument(
+        "--top", type=int, default=0, help="also print the N trace events with most self time"
+    )
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -127,12 +139,13 @@ def main() -> None:
         context = browser.new_context(**VIEWPORTS[args.viewport], reduced_motion="reduce")
         for n in range(1, args.loads + 1):
             events = traced_load(context, link, args.view_after, args.throttle, args.extra_css)
-            rows.append(breakdown(events))
+            rows.append(breakdown(events, args.top))
             words = ", ".join(f"{k} {v:.1f}" for k, v in rows[-1].items())
             print(f"load {n}: {words}", flush=True)
         context.close()
         browser.close()
-    medians = {key: statistics.median(row[key] for row in rows) for key in rows[0]}
+    keys = dict.fromkeys(key for row in rows for key in row)
+    medians = {key: statistics.median(row.get(key, 0.0) for row in rows) for key in keys}
     print(
         f"median of {len(rows)} ({args.game}, {args.viewport}, CPU {args.throttle:g}x, "
         f"ms): " + ", ".join(f"{k} {v:.1f}" for k, v in medians.items())
