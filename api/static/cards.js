@@ -78,57 +78,101 @@ function advances(font, characters, spacing) {
 }
 
 const commands = new Map(); // "weight character" -> its outline's tokens, parsed once
-/** A glyph's outline moved `dx` font units along x (its numbers alternate x and y). */
-function shifted(font, weight, character, dx) {
+/** A glyph's outline tokens (commands, and numbers alternating x and y, in font units). */
+function tokensOf(font, weight, character) {
   const key = `${weight} ${character}`;
   let tokens = commands.get(key);
   if (!tokens) {
-    tokens = font.glyphs[character][1].match(/[A-Z]|-?\d+/g) || [];
+    tokens = (font.glyphs[character][1].match(/[A-Z]|-?\d+/g) || []).map((t) => (t >= "A" ? t : Number(t)));
     commands.set(key, tokens);
   }
-  let out = "";
-  let isX = true;
-  for (const token of tokens) {
-    if (token.length === 1 && token >= "A") {
-      out += token;
-      isX = true;
-    } else {
-      out += isX ? `${Math.round((Number(token) + dx) * 10) / 10} ` : `${token} `;
-      isX = !isX;
-    }
-  }
-  return out;
+  return tokens;
 }
 
-/** A face's text as <text> would draw it (x, y, font-size, font-weight, text-anchor,
- *  letter-spacing, class, transform): one <path> from the outlines, carrying the words in
- *  data-text, or a <text> when the outlines lack a character. */
-function textShape(attributes, text) {
-  const words = String(text);
+const round = (n) => Math.round(n * 100) / 100;
+
+/** The outline of a run of words as <text> would draw it (x, y, font-size, font-weight,
+ *  text-anchor, letter-spacing), in the card's own units: path commands, turned half a turn
+ *  about `turn` ([x, y]) when given; null when the outlines lack one of its characters. */
+function runOutline(attributes, text, turn = null) {
   const weight = attributes["font-weight"] === "bold" ? "bold" : "normal";
-  const font = outlinesFor(words, weight);
-  if (!font) return node("text", attributes, words);
-  const { x, y, "font-size": size, "font-weight": _weight, "text-anchor": anchor,
-    "letter-spacing": spacing, transform, ...rest } = attributes;
-  const scale = Number(size) / font.unitsPerEm;
-  const characters = [...words];
-  const steps = advances(font, characters, Number(spacing || 0) / scale);
-  let pen = 0;
+  const font = outlinesFor(text, weight);
+  if (!font) return null;
+  const scale = Number(attributes["font-size"]) / font.unitsPerEm;
+  const characters = [...text];
+  const steps = advances(font, characters, Number(attributes["letter-spacing"] || 0) / scale);
+  const wide = steps.reduce((sum, step) => sum + step, 0) * scale;
+  const anchor = attributes["text-anchor"];
+  const left = Number(attributes.x) - (anchor === "middle" ? wide / 2 : anchor === "end" ? wide : 0);
+  const base = Number(attributes.y);
+  // (x, y) on the card, turned: (2 cx - x, 2 cy - y)
+  const [fx, fy, ox, oy] = turn ? [-1, -1, 2 * turn[0], 2 * turn[1]] : [1, 1, 0, 0];
   let d = "";
+  let pen = 0;
   characters.forEach((character, i) => {
-    d += shifted(font, weight, character, pen);
+    let isX = true;
+    let x = 0;
+    for (const token of tokensOf(font, weight, character)) {
+      if (typeof token === "string") {
+        d += token;
+        isX = true;
+      } else if (isX) {
+        x = ox + fx * (left + (token + pen) * scale);
+        isX = false;
+      } else {
+        d += `${round(x)} ${round(oy + fy * (base - token * scale))} `;
+        isX = true;
+      }
+    }
     pen += steps[i];
   });
-  const wide = pen * scale;
-  const left = Number(x) - (anchor === "middle" ? wide / 2 : anchor === "end" ? wide : 0);
-  const place = `translate(${Math.round(left * 100) / 100} ${y}) scale(${scale} ${-scale})`;
-  return node("path", { ...rest, d: d.trim(), transform: transform ? `${transform} ${place}` : place, "data-text": words });
+  return d;
+}
+
+/** A face's drawing, gathered so that runs drawn alike (a rank in both corners; one suit's
+ *  pips and index symbols) become one <path>: fewer elements for the browser to style and lay
+ *  out. A run the outlines cannot draw becomes a <text> of its own. */
+class Sketch {
+  constructor() {
+    this.layers = new Map(); // layer name -> { attributes, d, words }
+    this.order = []; // layer names and <text> elements, in the order first drawn
+  }
+
+  /** Draws `text` as `attributes` say (as for a <text>; `class` styles the layer's path) into
+   *  the layer named `layer`, turned half a turn about `turn` when given. */
+  add(layer, attributes, text, turn = null) {
+    const words = String(text);
+    const d = runOutline(attributes, words, turn);
+    if (d === null) {
+      const transform = turn ? `rotate(180 ${turn[0]} ${turn[1]})` : null;
+      const { class: className, ...rest } = attributes;
+      this.order.push(node("text", { ...rest, class: className, transform }, words));
+      return;
+    }
+    let found = this.layers.get(layer);
+    if (!found) {
+      found = { className: attributes.class, d: "", words: [] };
+      this.layers.set(layer, found);
+      this.order.push(layer);
+    }
+    found.d += d;
+    found.words.push(words);
+  }
+
+  /** The drawing's elements: one path per layer (its words in data-text), and the texts. */
+  elements() {
+    return this.order.map((item) => {
+      if (typeof item !== "string") return item;
+      const { className, d, words } = this.layers.get(item);
+      return node("path", { class: className, d: d.trim(), "data-text": words.join(" ") });
+    });
+  }
 }
 
 let measurer = null;
 let measuring = ""; // the font the measurer is set to
 const widths = new Map(); // "weight text" -> width at size 1: a deck repeats its ranks and symbols
-/** The width of `text` at size 1 as textShape draws it: from the outlines' advances, or, for a
+/** The width of `text` at size 1 as a face draws it: from the outlines' advances, or, for a
  *  run drawn as text, from canvas metrics (no layout needed; setting a canvas font parses it
  *  and measuring loads it, so each is done once per weight and text). */
 function textWidth(text, weight = "bold") {
@@ -253,7 +297,7 @@ export class CardTable {
     nextTask(step);
   }
 
-  /** The fonts the drawn faces use (the runs drawn as text, textShape): for each font (size,
+  /** The fonts the drawn faces use (the runs drawn as text: Sketch): for each font (size,
    *  weight, style and family, as the face's <text> elements set them) every character drawn
    *  in it. */
   fontRuns() {
@@ -391,36 +435,38 @@ export class CardTable {
     if (worded) {
       svg.append(node("rect", { class: "card-frame", x: 19, y: named ? 48 : 34, width: 62, height: named ? 66 : 72, rx: 4 }));
     }
-    const middle = node("g", { class: "card-middle" });
+    // The whole face: the middle, both corner indices and the name, in few paths.
+    const full = new Sketch();
     if (pips) {
-      for (const [x, y] of pips) middle.append(this.symbol(suits[0], x, y, 23, y > 70 && pips.length > 1));
+      for (const [x, y] of pips) this.symbol(full, suits[0], x, y, 23, y > 70 && pips.length > 1);
     } else if (suits.length) {
       const top = named ? 58 : 46;
       const bottom = worded ? (named ? 98 : 92) : 118;
       const spots = this.spots(suits.length, top, bottom);
       const size = suits.length === 1 ? (worded ? 34 : 50) : suits.length === 2 ? 30 : 24;
-      suits.forEach((letter, i) => middle.append(this.symbol(letter, spots[i][0], spots[i][1], size)));
+      suits.forEach((letter, i) => this.symbol(full, letter, spots[i][0], spots[i][1], size));
     } else {
-      middle.append(textShape({ class: "card-mark", x: 50, y: 92, "text-anchor": "middle", "font-size": 40 }, card.rank_char || "★"));
+      full.add("mark", { class: "card-mark", x: 50, y: 92, "text-anchor": "middle", "font-size": 40 }, card.rank_char || "★");
     }
     if (worded) {
       const word = String(card.rank);
       const y = named ? 110 : 102;
       const size = fitSize(word, 54, 11, "normal");
       // (spaced as the stylesheet spaces a word drawn as text: 0.08 em)
-      middle.append(textShape({ class: "card-word", x: 50, y, "text-anchor": "middle", "font-size": size, "letter-spacing": Math.round(size * 8) / 100 }, word));
+      full.add("word", { class: "card-word", x: 50, y, "text-anchor": "middle", "font-size": size, "letter-spacing": round(size * 0.08) }, word);
     }
-    svg.append(middle);
-    svg.append(this.index(card, false));
-    svg.append(this.index(card, true));
+    this.index(full, card, false);
+    this.index(full, card, true);
     if (named) {
       const name = card.short_name;
       const size = fitSize(name, NAME_WIDTH, NAME_SIZE);
       const y = this.rowIndex ? 41 : 44;
-      svg.append(textShape({ class: "card-name", x: 7, y, "font-size": size, "font-weight": "bold" }, name));
+      full.add("name", { class: "card-name", x: 7, y, "font-size": size, "font-weight": "bold" }, name);
     }
+    const whole = node("g", { class: "card-full" });
+    whole.append(...full.elements());
     // A second, simpler face for small cards (the stylesheet shows one of the two by width).
-    svg.append(this.miniFace(card));
+    svg.append(whole, this.miniFace(card));
     const spoken = document.createElement("span");
     spoken.className = "visually-hidden";
     spoken.textContent = this.describe(code);
@@ -437,21 +483,11 @@ export class CardTable {
     return [[50, top + (bottom - top) * 0.2], [31, top + (bottom - top) * 0.78], [69, top + (bottom - top) * 0.78]];
   }
 
-  /** A suit's symbol centred on x, y (`size` high), styled by the suit's name and colour. */
-  symbol(letter, x, y, size, turned = false) {
+  /** A suit's symbol centred on x, y (`size` high), into the suit's layer of `sketch`. */
+  symbol(sketch, letter, x, y, size, turned = false) {
     const info = this.suit(letter);
-    const text = textShape(
-      {
-        class: this.suitClass(info, "pip"),
-        x,
-        y: y + size * 0.36,
-        "text-anchor": "middle",
-        "font-size": size,
-        transform: turned ? `rotate(180 ${x} ${y})` : null,
-      },
-      info.symbol || letter,
-    );
-    return text;
+    const attributes = { class: this.suitClass(info, "suit pip"), x, y: y + size * 0.36, "text-anchor": "middle", "font-size": size };
+    sketch.add(`suit ${letter}`, attributes, info.symbol || letter, turned ? [x, y] : null);
   }
 
   suitClass(info, kind) {
@@ -460,51 +496,52 @@ export class CardTable {
     return name;
   }
 
-  /** A corner index: the rank and the suit symbols, in a row (several-suit decks) or stacked. */
-  index(card, turned) {
-    const group = node("g", { class: turned ? "card-index turned" : "card-index" });
-    if (turned) group.setAttribute("transform", `rotate(180 ${CARD_W / 2} ${CARD_H / 2})`);
+  /** A corner index: the rank and the suit symbols, in a row (several-suit decks) or stacked;
+   *  `turned`, the same half a turn about the card's centre. The rank goes into the layer
+   *  "rank", each symbol into its suit's layer (one path with the suit's pips: the class
+   *  "suit" is then on one path per suit, a count of the card's suits). */
+  index(sketch, card, turned) {
+    const turn = turned ? [CARD_W / 2, CARD_H / 2] : null;
     const rank = card.rank_char || "";
     const suits = card.suits || [];
-    // Only the upright index carries the class "suit" (one per suit), as a count of suits.
-    const kind = turned ? "index-suit" : "suit index-suit";
+    const add = (letter, attributes) => {
+      const info = this.suit(letter);
+      sketch.add(`suit ${letter}`, { class: this.suitClass(info, "suit pip"), ...attributes }, info.symbol || letter, turn);
+    };
     if (this.rowIndex) {
       const rankSize = 25;
       const rankWide = rank ? textWidth(rank) * rankSize : 0;
-      group.append(textShape({ class: "rank", x: 7, y: 25, "font-size": rankSize, "font-weight": "bold" }, rank));
+      if (rank) sketch.add("rank", { class: "rank", x: 7, y: 25, "font-size": rankSize, "font-weight": "bold" }, rank, turn);
       let x = 7 + rankWide + (rank ? 3 : 0);
       const size = suits.length > 2 ? 15 : 17;
       for (const letter of suits) {
-        const info = this.suit(letter);
-        const symbol = info.symbol || letter;
+        const symbol = this.suit(letter).symbol || letter;
         const wide = Math.max(textWidth(symbol, "normal") * size, size * 0.7);
-        group.append(textShape({ class: this.suitClass(info, kind), x: x + wide / 2, y: 24, "text-anchor": "middle", "font-size": size }, symbol));
+        add(letter, { x: x + wide / 2, y: 24, "text-anchor": "middle", "font-size": size });
         x += wide + 1.5;
       }
     } else {
       const rankSize = rank.length > 1 ? 18 : 22;
-      group.append(textShape({ class: "rank", x: 12, y: 23, "text-anchor": "middle", "font-size": rankSize, "font-weight": "bold", "letter-spacing": rank.length > 1 ? -2 : 0 }, rank));
-      suits.forEach((letter, i) => {
-        const info = this.suit(letter);
-        group.append(textShape({ class: this.suitClass(info, kind), x: 12, y: 41 + i * 16, "text-anchor": "middle", "font-size": 17 }, info.symbol || letter));
-      });
+      if (rank) sketch.add("rank", { class: "rank", x: 12, y: 23, "text-anchor": "middle", "font-size": rankSize, "font-weight": "bold", "letter-spacing": rank.length > 1 ? -2 : 0 }, rank, turn);
+      suits.forEach((letter, i) => add(letter, { x: 12, y: 41 + i * 16, "text-anchor": "middle", "font-size": 17 }));
     }
-    return group;
   }
 
   /** The face of a small card: the rank and the suit symbols large, nothing else. */
   miniFace(card) {
-    const group = node("g", { class: "card-mini" });
+    const mini = new Sketch();
     const rank = card.rank_char || "";
-    group.append(textShape({ class: "rank", x: 50, y: 58, "text-anchor": "middle", "font-size": rank.length > 1 ? 50 : 58, "font-weight": "bold", "letter-spacing": rank.length > 1 ? -4 : 0 }, rank));
+    if (rank) mini.add("rank", { class: "rank", x: 50, y: 58, "text-anchor": "middle", "font-size": rank.length > 1 ? 50 : 58, "font-weight": "bold", "letter-spacing": rank.length > 1 ? -4 : 0 }, rank);
     const suits = card.suits || [];
     const size = suits.length > 2 ? 34 : suits.length === 2 ? 42 : 54;
     const step = size * 0.95;
     suits.forEach((letter, i) => {
       const info = this.suit(letter);
       const x = 50 + (i - (suits.length - 1) / 2) * step;
-      group.append(textShape({ class: this.suitClass(info, "mini-suit"), x, y: 120, "text-anchor": "middle", "font-size": size }, info.symbol || letter));
+      mini.add(`suit ${letter}`, { class: this.suitClass(info, "mini-suit"), x, y: 120, "text-anchor": "middle", "font-size": size }, info.symbol || letter);
     });
+    const group = node("g", { class: "card-mini" });
+    group.append(...mini.elements());
     return group;
   }
 

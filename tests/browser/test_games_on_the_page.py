@@ -320,7 +320,7 @@ def test_narrow_cards_show_the_small_face(
             """cards => cards.map((card) => ({
                 width: card.getBoundingClientRect().width,
                 mini: getComputedStyle(card.querySelector('.card-mini')).display !== 'none',
-                index: getComputedStyle(card.querySelector('.card-index')).display !== 'none',
+                index: getComputedStyle(card.querySelector('.card-full')).display !== 'none',
             }))""",
         )
         assert faces
