@@ -3,9 +3,9 @@ page (docs/performance.md, "What the page does to be quick").
 
     python3 benchmarks/page_faces.py --before HEAD~1 [--games three-towers tripeaks] [--reps 25]
 
-For each game and viewport it opens the player's page of a real check (the API in a
-subprocess, benchmarks/_api_harness.py; Debian's Chromium, CPU ``--throttle`` times slower),
-takes the drawn table and makes two copies of it: one with every face drawn by the ``--before``
+For each game and viewport it opens the player's page of a real check (the API in a subprocess,
+benchmarks/_api_harness.py; Debian's Chromium, CPU ``--throttle`` times slower), takes the drawn
+table and makes two copies of it: one with every face and card back drawn by the ``--before``
 commit's ``api/static/cards.js`` (served beside today's), one by today's. It then inserts the
 copies one after the other, ``--reps`` times each, and times each from the insertion to the
 frame after it (style, layout and paint of the table). Both run in the same page, interleaved,
@@ -42,6 +42,9 @@ INSERTS = """async ([before, after, deck, reps]) => {
     const copy = table.cloneNode(true);
     for (const face of copy.querySelectorAll('.face[data-code]')) {
       face.replaceWith(cards.face(face.dataset.code));
+    }
+    for (const back of copy.querySelectorAll('.face[data-back]')) {
+      back.replaceWith(cards.back(back.lastChild.textContent));
     }
     return copy;
   });
