@@ -23,9 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import httpx
-from _api_harness import api_server, throwaway_database
-from page_render import CHROMIUM, VIEWPORTS, load_until_painted, make_check, new_page
+from page_render import VIEWPORTS, load_until_painted, make_check, new_page, served_chromium
 
 from skillcheck.engine import GAMES
 
@@ -85,16 +83,12 @@ def main() -> None:
         ["git", "show", f"{args.before}:api/static/cards.js"],
         cwd=ROOT, check=True, capture_output=True, text=True,
     ).stdout  # fmt: skip
-    from playwright.sync_api import sync_playwright
-
     print(f"faces of {args.before} against today's, CPU {args.throttle:g}x slower, "
           f"median of {args.reps} insertions (ms):")  # fmt: skip
-    with throwaway_database(None) as url, api_server(url) as server, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    with served_chromium() as (server, http, browser):
         for game in args.games:
-            with httpx.Client(base_url=server.base_url, timeout=30) as http:
-                link = server.base_url + make_check(http, game, 6)
-                deck = http.get(f"/v1/games/{game}").json()["deck"]
+            link = server.base_url + make_check(http, game, 6)
+            deck = http.get(f"/v1/games/{game}").json()["deck"]
             for viewport in args.viewports:
                 context = browser.new_context(**VIEWPORTS[viewport], reduced_motion="reduce")
                 page, _cdp = new_page(context, args.throttle)
@@ -109,7 +103,6 @@ def main() -> None:
                 print(f"  {game:13} {viewport:7} {old:6.1f} -> {new:6.1f} ({new / old - 1:+.0%}); "
                       f"elements {elements}", flush=True)  # fmt: skip
                 context.close()
-        browser.close()
 
 
 if __name__ == "__main__":

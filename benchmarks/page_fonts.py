@@ -19,9 +19,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import httpx
-from _api_harness import api_server, throwaway_database
-from page_render import CHROMIUM, VIEWPORTS, load_until_painted, make_check, new_page, traced
+from page_render import VIEWPORTS, load_until_painted, make_check, new_page, served_chromium, traced
 
 CATEGORIES = "blink,devtools.timeline,blink.user_timing,disabled-by-default-devtools.timeline,fonts"
 FONT = "FontCache::GetFontPlatformData"
@@ -59,18 +57,13 @@ def main() -> None:
     parser.add_argument("--game", default="three-towers")
     parser.add_argument("--viewport", choices=sorted(VIEWPORTS), default="phone")
     args = parser.parse_args()
-    from playwright.sync_api import sync_playwright
-
-    with throwaway_database(None) as url, api_server(url) as server, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        with httpx.Client(base_url=server.base_url, timeout=30) as http:
-            link = server.base_url + make_check(http, args.game, 6)
+    with served_chromium() as (server, http, browser):
+        link = server.base_url + make_check(http, args.game, 6)
         context = browser.new_context(**VIEWPORTS[args.viewport], reduced_motion="reduce")
         for n in range(1, args.loads + 1):
             fonts, calls, ms = first_layout(traced_load(context, link))
             print(f"load {n}: {fonts} fonts made, {calls} style calls, update {ms:.1f} ms")
         context.close()
-        browser.close()
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ import re
 import statistics
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +122,21 @@ def stylesheet_with(css: str) -> Any:
         route.fulfill(response=answer, body=answer.text() + "\n" + css)
 
     return patch
+
+
+@contextmanager
+def served_chromium() -> Iterator[tuple[Any, httpx.Client, Any]]:
+    """The real API on a throwaway SQLite file (a subprocess), a client of it, and Debian's
+    Chromium driven by Playwright: yields (server, http, browser)."""
+    from playwright.sync_api import sync_playwright
+
+    with throwaway_database(None) as url, api_server(url) as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            with httpx.Client(base_url=server.base_url, timeout=30) as http:
+                yield server, http, browser
+        finally:
+            browser.close()
 
 
 def new_page(
@@ -235,29 +252,24 @@ def main() -> None:
     parser.add_argument("--games", nargs="*", default=sorted(GAMES), help="games to load")
     parser.add_argument("--json", type=Path, help="write the numbers here too")
     args = parser.parse_args()
-    from playwright.sync_api import sync_playwright
-
     rows: list[dict[str, Any]] = []
-    with throwaway_database(None) as url, api_server(url) as server, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        with httpx.Client(base_url=server.base_url, timeout=30) as http:
-            for name in args.games:
-                link = server.base_url + make_check(http, name, args.moves)
-                for size in VIEWPORTS:
-                    found = measure(
-                        browser, link, size, args.loads, args.throttle, args.latency,
-                        args.view_after, args.extra_css,
-                    )  # fmt: skip
-                    rows.append({
-                        "game": name, "viewport": size, "loads": len(found),
-                        "view_to_read_ms": summary([f["read"] for f in found]),
-                        "view_to_drawn_ms": summary([f["drawn"] for f in found]),
-                        "view_to_painted_ms": summary([f["painted"] for f in found]),
-                        "navigation_to_painted_ms": summary([f["total"] for f in found]),
-                        "cls_max": max(f["cls"] for f in found),
-                        "shifted": sorted({m for f in found for m in f["moved"]}),
-                    })  # fmt: skip
-        browser.close()
+    with served_chromium() as (server, http, browser):
+        for name in args.games:
+            link = server.base_url + make_check(http, name, args.moves)
+            for size in VIEWPORTS:
+                found = measure(
+                    browser, link, size, args.loads, args.throttle, args.latency,
+                    args.view_after, args.extra_css,
+                )  # fmt: skip
+                rows.append({
+                    "game": name, "viewport": size, "loads": len(found),
+                    "view_to_read_ms": summary([f["read"] for f in found]),
+                    "view_to_drawn_ms": summary([f["drawn"] for f in found]),
+                    "view_to_painted_ms": summary([f["painted"] for f in found]),
+                    "navigation_to_painted_ms": summary([f["total"] for f in found]),
+                    "cls_max": max(f["cls"] for f in found),
+                    "shifted": sorted({m for f in found for m in f["moved"]}),
+                })  # fmt: skip
     table = Table(
         title=f"First render of the player's page (CPU throttle {args.throttle:g}x, "
         f"latency {args.latency:g} ms, view after {args.view_after:g} ms)"

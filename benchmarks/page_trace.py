@@ -28,9 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import httpx
-from _api_harness import api_server, throwaway_database
-from page_render import CHROMIUM, VIEWPORTS, load_until_painted, make_check, new_page, traced
+from page_render import VIEWPORTS, load_until_painted, make_check, new_page, served_chromium, traced
 
 from skillcheck.engine import GAMES
 
@@ -129,13 +127,9 @@ def main() -> None:
         "--top", type=int, default=0, help="also print the N trace events with most self time"
     )
     args = parser.parse_args()
-    from playwright.sync_api import sync_playwright
-
     rows = []
-    with throwaway_database(None) as url, api_server(url) as server, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        with httpx.Client(base_url=server.base_url, timeout=30) as http:
-            link = server.base_url + make_check(http, args.game, 6)
+    with served_chromium() as (server, http, browser):
+        link = server.base_url + make_check(http, args.game, 6)
         context = browser.new_context(**VIEWPORTS[args.viewport], reduced_motion="reduce")
         for n in range(1, args.loads + 1):
             events = traced_load(context, link, args.view_after, args.throttle, args.extra_css)
@@ -143,7 +137,6 @@ def main() -> None:
             words = ", ".join(f"{k} {v:.1f}" for k, v in rows[-1].items())
             print(f"load {n}: {words}", flush=True)
         context.close()
-        browser.close()
     keys = dict.fromkeys(key for row in rows for key in row)
     medians = {key: statistics.median(row.get(key, 0.0) for row in rows) for key in keys}
     print(
