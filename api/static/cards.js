@@ -77,6 +77,8 @@ function advances(font, characters, spacing) {
   });
 }
 
+const total = (steps) => steps.reduce((sum, step) => sum + step, 0);
+
 const commands = new Map(); // "weight character" -> its outline's tokens, parsed once
 /** A glyph's outline tokens (commands, and numbers alternating x and y, in font units). */
 function tokensOf(font, weight, character) {
@@ -101,7 +103,7 @@ function runOutline(attributes, text, turn = null) {
   const scale = Number(attributes["font-size"]) / font.unitsPerEm;
   const characters = [...text];
   const steps = advances(font, characters, Number(attributes["letter-spacing"] || 0) / scale);
-  const wide = steps.reduce((sum, step) => sum + step, 0) * scale;
+  const wide = total(steps) * scale;
   const anchor = attributes["text-anchor"];
   const left = Number(attributes.x) - (anchor === "middle" ? wide / 2 : anchor === "end" ? wide : 0);
   const base = Number(attributes.y);
@@ -134,7 +136,7 @@ function runOutline(attributes, text, turn = null) {
  *  out. A run the outlines cannot draw becomes a <text> of its own. */
 class Sketch {
   constructor() {
-    this.layers = new Map(); // layer name -> { attributes, d, words }
+    this.layers = new Map(); // layer name -> { className, d, words }: its path, drawn so far
     this.order = []; // layer names and <text> elements, in the order first drawn
   }
 
@@ -145,8 +147,7 @@ class Sketch {
     const d = runOutline(attributes, words, turn);
     if (d === null) {
       const transform = turn ? `rotate(180 ${turn[0]} ${turn[1]})` : null;
-      const { class: className, ...rest } = attributes;
-      this.order.push(node("text", { ...rest, class: className, transform }, words));
+      this.order.push(node("text", { ...attributes, transform }, words));
       return;
     }
     let found = this.layers.get(layer);
@@ -181,7 +182,7 @@ function textWidth(text, weight = "bold") {
   if (width === undefined) {
     const font = outlinesFor(text, weight);
     if (font) {
-      width = advances(font, [...text], 0).reduce((sum, step) => sum + step, 0) / font.unitsPerEm;
+      width = total(advances(font, [...text], 0)) / font.unitsPerEm;
     } else {
       measurer = measurer || document.createElement("canvas").getContext("2d");
       if (!measurer) return text.length * 0.62;
@@ -452,7 +453,6 @@ export class CardTable {
       const word = String(card.rank);
       const y = named ? 110 : 102;
       const size = fitSize(word, 54, 11, "normal");
-      // (spaced as the stylesheet spaces a word drawn as text: 0.08 em)
       full.add("word", { class: "card-word", x: 50, y, "text-anchor": "middle", "font-size": size, "letter-spacing": round(size * 0.08) }, word);
     }
     this.index(full, card, false);
