@@ -16,9 +16,10 @@ from skillcheck.games.three_towers.solver import Solution, _Problem, _Target, so
 
 
 def brute_force(game: ThreeTowers, state: ThreeTowersState) -> bool:
-    """Exhaustive DFS over the library's own states: push, undo, legal_moves, with a visited set
-    of position codes (the move count left out). A lost check refuses undo, so a move is first
-    tried on a copy and only pushed when the check goes on."""
+    """Exhaustive DFS over the library's own states (copy, push, legal_moves), with a visited set
+    of position codes (the move count left out). Each child is a copy of its parent with one move
+    pushed: no take-backs, so a state's history stays as long as its line (a search that undoes
+    would add to it at every node and make each copy longer)."""
 
     def key(s: ThreeTowersState) -> str:
         return s.code().rsplit(" ", 1)[0]
@@ -28,26 +29,22 @@ def brute_force(game: ThreeTowers, state: ThreeTowersState) -> bool:
     if state.is_terminal():
         return False
     seen = {key(state)}
-    stack = [list(state.legal_moves)]
+    stack = [(state, list(state.legal_moves))]
     while stack:
-        if not stack[-1]:
+        current, moves = stack[-1]
+        if not moves:
             stack.pop()
-            if stack:
-                state.undo()
             continue
-        move = stack[-1].pop()
-        trial = state.copy()
-        trial.push(move)
-        k = key(trial)  # type: ignore[arg-type]
+        child = current.copy()
+        child.push(moves.pop())
+        k = key(child)  # type: ignore[arg-type]
         if k in seen:
             continue
         seen.add(k)
-        if trial.status is Status.WON:
+        if child.status is Status.WON:
             return True
-        if trial.is_terminal():
-            continue
-        state.push(move)
-        stack.append(list(state.legal_moves))
+        if not child.is_terminal():
+            stack.append((child, list(child.legal_moves)))  # type: ignore[arg-type]
     return False
 
 
@@ -61,8 +58,7 @@ def replays_to_win(game: ThreeTowers, deal: Sequence[Card], sol: Solution) -> bo
 def check(game: ThreeTowers, seed: int) -> str:
     deal = game.deal(seed)
     sol = solve(game, deal, max_states=None)
-    searcher = game.evolve(undo="full")  # the search takes back deck moves too
-    expected = brute_force(searcher, searcher.state_from_deal(deal))
+    expected = brute_force(game, game.state_from_deal(deal))
     assert sol.result == ("win" if expected else "loss"), (game.describe(), seed)
     if sol.result == "win":
         assert replays_to_win(game, deal, sol)
@@ -155,7 +151,7 @@ def test_solves_from_a_live_position() -> None:
 
 
 def test_live_position_agrees_with_brute_force() -> None:
-    game = ThreeTowers(level=5, spaces=4, undo="full")  # the search takes back deck moves
+    game = ThreeTowers(level=5, spaces=4)
     for seed in range(6):
         deal = game.deal(seed)
         state = game.state_from_deal(deal)
