@@ -84,3 +84,25 @@ def browser() -> Iterator[Any]:
             yield launched
         finally:
             launched.close()
+
+
+# ---- quick twins -------------------------------------------------------------------------------
+# A property test may come twice: a quick run for `-m "not slow"` and a long, slow-marked run of
+# the same check with more examples. When both are collected (CI runs everything) the quick twin
+# adds nothing the long one does not check, so it is deselected.
+
+
+@pytest.hookimpl(trylast=True)  # after -m and -k have chosen what runs
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    collected = {(item.path, item.name) for item in items}
+    quick, kept = [], []
+    for item in items:
+        marker = item.get_closest_marker("quick_twin_of")
+        twin = None
+        if marker is not None:
+            test = item.name.split("[", 1)[0]
+            twin = item.name.replace(test, marker.args[0], 1)
+        (quick if twin is not None and (item.path, twin) in collected else kept).append(item)
+    if quick:
+        config.hook.pytest_deselected(items=quick)
+        items[:] = kept

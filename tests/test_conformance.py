@@ -90,7 +90,7 @@ CONFORMANCE = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-SLOW = settings(CONFORMANCE, max_examples=200)
+SLOW = settings(CONFORMANCE, max_examples=120)
 
 seeds = st.integers(min_value=0, max_value=MAX_SEED)
 #: A line of play: legal move ``pick % n``, or a take-back for UNDO_PICK.
@@ -375,6 +375,7 @@ def hidden_leak_check(
     assert one.code() == first.code()
 
 
+@pytest.mark.quick_twin_of("test_the_order_of_hidden_cards_never_shows_long")
 @pytest.mark.parametrize(("name", "params"), CASES)
 @CONFORMANCE
 @given(seed=seeds, line=picks, shuffle=st.integers(0, 2**32))
@@ -790,12 +791,17 @@ def test_the_solver_never_calls_a_deal_any_bot_wins_a_loss(
     solver = game.solver()
     if solver is None:
         pytest.skip(f"{name} has no solver")
+    every_bot = True  # on the first deal the solver calls lost; the quick bots on all of them
     for seed in range(4, 8):  # FIXED_SEEDS are checked with the quick bots
         state = game.new_state(seed)
         solution = solver.solve(state, max_states=SOLVER_STATES, max_seconds=SOLVER_SECONDS)
         if solution.result != "loss":
             continue  # (no bot's win can contradict it: the strong bot's minutes go to losses)
-        for bot in game.bots():
+        # (A strong bot searching with the game's own solver spends seconds per lost deal, as
+        # long as a whole case's other checks, and it is the least independent witness.)
+        bots = game.bots() if every_bot else [b for b in game.bots() if b in QUICK_BOTS]
+        every_bot = False
+        for bot in bots:
             played = autoplay(game, bot, seed)
             if played.outcome is not None and played.outcome.success:
                 raise AssertionError(f"{bot} wins seed {seed}; the solver: loss")
