@@ -122,7 +122,11 @@ async function start() {
   for (const game of Object.values(page.games)) {
     if (game?.deck && !decks.has(game.deck)) {
       const loading = CardTable.load(page.root, game.deck);
-      loading.then((table) => table.prepare());
+      loading.then((table) => {
+        table.prepare();
+        // the legend's symbols, laid out ahead with the table's other words (play.html)
+        $("legend-warmup").append(table.legend().map((suit) => suit.symbol || suit.letter).join(""));
+      });
       decks.set(game.deck, loading);
     }
   }
@@ -158,19 +162,26 @@ async function start() {
   $("game").hidden = false;
   $("main").setAttribute("aria-busy", "false");
   showRole();
+  for (const warmup of document.querySelectorAll(".table-warmup")) warmup.remove();
   // The header, the table and the footer appear together, in one frame: nothing on screen moves.
   for (const id of ["header", "main", "footer"]) $(id).classList.remove("pending");
   applyView(view);
   performance.mark("skillcheck:drawn");
   // The frame that shows the table: a task queued from the next animation frame runs after it
-  // is painted.
-  requestAnimationFrame(() => setTimeout(() => performance.mark("skillcheck:painted"), 0));
-  if (isOver()) {
-    $("live").textContent = MODE_WORDS.stopped;
-    $("live").dataset.mode = "stopped";
-  } else {
-    follow(view.version);
-  }
+  // is painted. The live feed starts then, so that opening its stream does not delay the frame
+  // (it resumes after the view's version, so nothing played meanwhile is missed).
+  // (A hidden page draws no frames: its feed starts at once.)
+  const shown = () => {
+    performance.mark("skillcheck:painted");
+    if (isOver()) {
+      $("live").textContent = MODE_WORDS.stopped;
+      $("live").dataset.mode = "stopped";
+    } else {
+      follow(view.version);
+    }
+  };
+  if (document.hidden) setTimeout(shown, 0);
+  else requestAnimationFrame(() => setTimeout(shown, 0));
 }
 
 function loadFailed(error) {
@@ -799,9 +810,16 @@ function moveButton(move, className = "") {
   return button;
 }
 
+/** Every legal move as a button, in the folded "Keyboard and every move" panel: drawn only
+ *  while the panel is open (and when it opens), so a table's first frame does not wait for it. */
 function renderMoveList() {
   const list = moves();
   $("move-list").hidden = !playing();
+  if (!$("keyboard").open) {
+    $("moves").dataset.stale = "";
+    return;
+  }
+  delete $("moves").dataset.stale;
   $("move-count").textContent = String(list.length);
   $("moves").replaceChildren(
     ...list.map((move) => {
@@ -1134,6 +1152,9 @@ function wire() {
     page.focusKey = event.target.dataset?.key || null;
   });
   $("moves").addEventListener("click", onMoveListClick);
+  $("keyboard").addEventListener("toggle", () => {
+    if ($("keyboard").open && "stale" in $("moves").dataset && page.view) renderMoveList();
+  });
   $("move-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const input = $("move-input");
