@@ -5,11 +5,11 @@ page itself (docs/performance.md, "2026-12-02").
 
 It opens the player's page of a real check (the API in a subprocess; Debian's Chromium, CPU
 ``--throttle`` times slower), takes the drawn ``#table`` out and makes copies of it: as drawn,
-without the faces' SVG text, without any text node, without the SVG elements, and as drawn with
-every rule of the page's stylesheets taken out. Each copy is inserted and timed to the end of
-its style and layout, ``--reps`` times in turn with the others, and the median of each is
-printed. ``--page-of REV`` serves that commit's cards.js and play.css instead of today's (the
-faces drew SVG text before f85a107).
+without the faces' SVG text, without any text node, without the SVG elements, without what
+the card backs hold, and as drawn with every rule of the page's stylesheets taken out. Each
+copy is inserted and timed to the end of its style and layout, ``--reps`` times in turn with
+the others, and the median of each is printed. ``--page-of REV`` serves that commit's cards.js
+and play.css instead of today's (the faces drew SVG text before f85a107).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ VARIANTS = {
     "without the faces' SVG text": "svg text",
     "without any text node": "#text",
     "without the faces' SVG": "svg",
+    "without what the card backs hold": "[data-back] > *",
     "with no stylesheet rules": "#rules",
 }
 
