@@ -124,8 +124,9 @@ async function start() {
       const loading = CardTable.load(page.root, game.deck);
       loading.then((table) => {
         table.prepare();
-        // the legend's symbols, laid out ahead with the table's other words (play.html)
-        $("legend-warmup").append(table.legend().map((suit) => suit.symbol || suit.letter).join(""));
+        // the deck's symbols, laid out ahead with the table's other words (play.html)
+        const symbols = table.legend().map(suitMark).join("");
+        for (const holder of document.querySelectorAll(".warmup-symbols")) holder.append(symbols);
       });
       decks.set(game.deck, loading);
     }
@@ -418,6 +419,11 @@ function renderMeters(meters) {
   );
 }
 
+/** How a suit is marked on the page: its symbol, else its letter. */
+function suitMark(suit) {
+  return suit.symbol || suit.letter;
+}
+
 /** The deck's suits, symbol and name, always on show (touch screens show no tooltips). */
 function renderLegend() {
   const legend = $("legend");
@@ -431,7 +437,7 @@ function renderLegend() {
       const symbol = document.createElement("span");
       symbol.className = `legend-symbol suit-${slug(suit.name)}` + (suit.colour ? ` colour-${slug(suit.colour)}` : "");
       symbol.setAttribute("aria-hidden", "true");
-      symbol.textContent = suit.symbol || suit.letter;
+      symbol.textContent = suitMark(suit);
       const name = document.createElement("span");
       name.textContent = suit.name;
       item.append(symbol, name);
@@ -815,11 +821,7 @@ function moveButton(move, className = "") {
 function renderMoveList() {
   const list = moves();
   $("move-list").hidden = !playing();
-  if (!$("keyboard").open) {
-    $("moves").dataset.stale = "";
-    return;
-  }
-  delete $("moves").dataset.stale;
+  if (!$("keyboard").open) return;
   $("move-count").textContent = String(list.length);
   $("moves").replaceChildren(
     ...list.map((move) => {
@@ -1153,7 +1155,7 @@ function wire() {
   });
   $("moves").addEventListener("click", onMoveListClick);
   $("keyboard").addEventListener("toggle", () => {
-    if ($("keyboard").open && "stale" in $("moves").dataset && page.view) renderMoveList();
+    if ($("keyboard").open && page.view) renderMoveList();
   });
   $("move-form").addEventListener("submit", (event) => {
     event.preventDefault();

@@ -117,6 +117,59 @@ def test_every_card_is_drawn_whole(page: Page, server: str, deck: str, width: in
         assert named["AM"] is None  # the Ace of Moons is said by its index alone
 
 
+#: The fonts (family, size, weight, style) of the laid-out elements holding text, each with the
+#: characters outside ASCII drawn in it (they may need a fallback font): ``[scope]`` limits it.
+FONTS_IN_USE = """(scope) => {
+  const found = {};
+  for (const el of document.querySelectorAll(scope)) {
+    const text = [...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.data).join("");
+    if (!text.trim() || !el.checkVisibility()) continue; // (invisible counts: it is laid out)
+    const s = getComputedStyle(el);
+    const key = [s.fontFamily, s.fontSize, s.fontWeight, s.fontStyle].join(" | ");
+    found[key] = [...new Set([...(found[key] || []), ...[...text].filter((c) => c > "~")])];
+  }
+  return found;
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_the_tables_words_find_their_fonts_made_before_the_view(
+    browser: Any, server: str, new_check: NewCheck, name: str, width: int
+) -> None:
+    """Every font the first table's words use (zones, markers, counts, meters, the legend's
+    symbols, the check's label) was already laid out while the view was on its way: the unseen
+    words of play.html (class table-warmup) and the page's own text. A font first met in the
+    table's layout is a synchronous call to the browser process (docs/performance.md)."""
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    try:
+        page = context.new_page()
+        check = new_check(seed=4, params=GAMES[name].examples()[0], game=name, label="Mira")
+        held: list[Any] = []
+        page.route(re.compile(rf".*/v1/checks/{check.check_id}$"), lambda route: held.append(route))
+        page.goto(check.url(server))
+        for _ in range(200):  # until the view is asked for and every deck's symbols are in
+            if held and page.evaluate(
+                "() => [...document.querySelectorAll('.warmup-symbols')]"
+                ".every((e) => e.textContent.length > 0)"
+            ):
+                break
+            page.wait_for_timeout(25)
+        before = page.evaluate(FONTS_IN_USE, "body *")
+        held[0].continue_()
+        expect(page.locator("#table .zone").first).to_be_visible()
+        assert page.locator(".table-warmup").count() == 0, "the unseen words are removed"
+        after = page.evaluate(FONTS_IN_USE, "header *, #game *")
+        new = {
+            font: [c for c in chars if c not in before.get(font, [])] or "new font"
+            for font, chars in after.items()
+            if font not in before or not set(chars) <= set(before[font])
+        }
+        assert not new, f"the table's words meet fonts not laid out ahead: {new}"
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("deck", sorted(DECKS))
 def test_the_faces_fonts_are_laid_out_before_the_view(page: Page, server: str, deck: str) -> None:
     """Drawing a deck's faces ahead ends by laying out, unseen, one line per font the faces use
