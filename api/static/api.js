@@ -1,3 +1,4 @@
+//# allFunctionsCalledOnLoad
 // The HTTP side of the page: requests with the bearer token, RFC 9457 problems as errors, and
 // live updates (the SSE stream read with fetch, or polling /events every 2 s as a fallback).
 

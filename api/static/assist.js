@@ -1,3 +1,4 @@
+//# allFunctionsCalledOnLoad
 // Hints, "Finish for me" and the sound switch on the player's page (docs/play-page.md, "Playing by
 // hand"). The section #assist of play.html holds their controls.
 //

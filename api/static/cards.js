@@ -1,3 +1,4 @@
+//# allFunctionsCalledOnLoad
 // Cards on the page: a deck's table from GET /v1/decks/{deck}, and each card drawn as an inline
 // SVG built from it (no artwork is published or downloaded). Nothing here knows a deck: suits,
 // ranks, names and colours all come from the table, and how a face is laid out follows from
@@ -401,7 +402,8 @@ export class CardTable {
     return `${card.name}, ${card.rank}, ${list}`;
   }
 
-  /** The card's face: an element with data-code holding its SVG, named for screen readers. */
+  /** The card's face: an element with data-code holding its SVG, its description as a tooltip
+   *  (the element that holds it names it for screen readers: an aria-label). */
   face(code) {
     const custom = this.customFace?.(code, this);
     if (custom) return custom;
@@ -467,10 +469,9 @@ export class CardTable {
     whole.append(...full.elements());
     // A second, simpler face for small cards (the stylesheet shows one of the two by width).
     svg.append(whole, this.miniFace(card));
-    const spoken = document.createElement("span");
-    spoken.className = "visually-hidden";
-    spoken.textContent = this.describe(code);
-    face.append(svg, spoken);
+    // (no words inside: the page names a card on the element that holds its face, an
+    // aria-label, and a hidden copy here would cost every card a line of text to lay out)
+    face.append(svg);
     return face;
   }
 
@@ -545,7 +546,7 @@ export class CardTable {
     return group;
   }
 
-  /** The back of a face-down card: a lattice in a frame, and words for screen readers. */
+  /** The back of a face-down card: a lattice in a frame, `words` as its tooltip. */
   back(words = "a face-down card") {
     if (!this.drawnBack) {
       const back = document.createElement("span");
@@ -562,13 +563,10 @@ export class CardTable {
       inner.append(node("rect", { class: "back-medallion", x: 27, y: 47, width: 30, height: 30, rx: 3, transform: "rotate(45 42 62)" }));
       svg.append(inner);
       svg.append(node("rect", { class: "back-frame", x: 8, y: 8, width: 84, height: 124, rx: 4 }));
-      const spoken = document.createElement("span");
-      spoken.className = "visually-hidden";
-      back.append(svg, spoken);
+      back.append(svg);
       this.drawnBack = back;
     }
     const back = this.drawnBack.cloneNode(true);
-    back.lastChild.textContent = words;
     back.title = words.charAt(0).toUpperCase() + words.slice(1);
     return back;
   }

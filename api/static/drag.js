@@ -1,3 +1,4 @@
+//# allFunctionsCalledOnLoad
 // Drag and drop on the player's page (docs/play-page.md, "Playing by hand"), with pointer events:
 // mouse, touch and pen alike.
 //

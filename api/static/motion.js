@@ -1,3 +1,4 @@
+//# allFunctionsCalledOnLoad
 // Card animations on the player's page (docs/play-page.md, "Playing by hand"): moves, the deal
 // and cards turning face up, each 150-250 ms, with the Web Animations API.
 //

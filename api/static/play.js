@@ -1,3 +1,4 @@
+//# allFunctionsCalledOnLoad
 // The player's page for a check of any game (docs/play-page.md).
 // The token comes from the URL fragment (#token=...), which never reaches the server's logs.
 //

@@ -1,3 +1,4 @@
+//# allFunctionsCalledOnLoad
 // Optional sound on the player's page (docs/play-page.md, "Playing by hand"): off by default,
 // switched on by the player, remembered in this browser's local storage under
 // "skillcheck.sound". Every sound is synthesised with WebAudio: no audio files.
