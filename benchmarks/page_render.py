@@ -23,8 +23,12 @@ phone's network: loopback answers at once, which leaves the page no time to prep
 waits. ``--view-after MS`` holds the view's answer alone until MS ms after the page asked for
 it, so that the page has started (its modules run, its decks' tables read, its first frame
 drawn) before the view comes: what is left is the table's own drawing. ``--throttle N`` slows
-Chromium's CPU N times (DevTools' CPU throttling), as a slower phone. ``--extra-css CSS`` adds
-rules at the end of the page's stylesheet, to measure a change of the drawing before making it.
+Chromium's CPU N times (DevTools' CPU throttling). ``--device mid-tier`` (or ``low-tier``)
+slows it instead as much as makes this host score a Pixel 5's (or a Moto G Power 2022's)
+BenchmarkIndex, calibrated afresh before each game and viewport as DevTools calibrates
+(benchmarks/_cpu.py): the same phone whatever the host, and whatever its load at the time.
+``--extra-css CSS`` adds rules at the end of the page's stylesheet, to measure a change of the
+drawing before making it.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx
 from _api_harness import GM_KEY, api_server, bearer, percentile, throwaway_database
+from _cpu import DEVICE_SCORES, calibrate
 from rich.console import Console
 from rich.table import Table
 
@@ -247,7 +252,11 @@ def main() -> None:
     )
     parser.add_argument("--loads", type=int, default=20, help="page loads per game and viewport")
     parser.add_argument("--moves", type=int, default=6, help="moves played before the loads")
-    parser.add_argument("--throttle", type=float, default=1, help="CPU slow-down factor")
+    slowdown = parser.add_mutually_exclusive_group()
+    slowdown.add_argument("--throttle", type=float, default=1, help="CPU slow-down factor")
+    slowdown.add_argument(
+        "--device", choices=sorted(DEVICE_SCORES), help="CPU slowed down to this class of phone"
+    )
     parser.add_argument(
         "--latency", type=float, default=0, help="round trip added to every request, in ms"
     )
@@ -266,12 +275,17 @@ def main() -> None:
         for name in args.games:
             link = server.base_url + make_check(http, name, args.moves)
             for size in VIEWPORTS:
+                throttle = args.throttle
+                if args.device:
+                    calibration = calibrate(browser, args.device)
+                    throttle = calibration.rate
+                    print(f"{name}, {size}: {calibration.words()}", flush=True)
                 found = measure(
-                    browser, link, size, args.loads, args.throttle, args.latency,
+                    browser, link, size, args.loads, throttle, args.latency,
                     args.view_after, args.extra_css,
                 )  # fmt: skip
                 rows.append({
-                    "game": name, "viewport": size, "loads": len(found),
+                    "game": name, "viewport": size, "loads": len(found), "throttle": throttle,
                     "view_to_read_ms": summary([f["read"] for f in found]),
                     "view_to_drawn_ms": summary([f["drawn"] for f in found]),
                     "view_to_painted_ms": summary([f["painted"] for f in found]),
@@ -279,12 +293,18 @@ def main() -> None:
                     "cls_max": max(f["cls"] for f in found),
                     "shifted": sorted({m for f in found for m in f["moved"]}),
                 })  # fmt: skip
+    cpu = (
+        f"CPU slowed to a {args.device} phone"
+        if args.device
+        else f"CPU throttle {args.throttle:g}x"
+    )
     table = Table(
-        title=f"First render of the player's page (CPU throttle {args.throttle:g}x, "
+        title=f"First render of the player's page ({cpu}, "
         f"latency {args.latency:g} ms, view after {args.view_after:g} ms)"
     )
-    for column in ("game", "viewport", "view→drawn p50/p90/max ms", "view→painted p50/p90/max ms",
-                   "navigation→painted p50 ms", "CLS max"):  # fmt: skip
+    for column in ("game", "viewport", "CPU slower", "view→drawn p50/p90/max ms",
+                   "view→painted p50/p90/max ms", "navigation→painted p50 ms",
+                   "CLS max"):  # fmt: skip
         table.add_column(column)
 
     def three(row: dict[str, Any], key: str) -> str:
@@ -293,17 +313,18 @@ def main() -> None:
 
     for row in rows:
         table.add_row(
-            row["game"], row["viewport"], three(row, "view_to_drawn_ms"),
+            row["game"], row["viewport"], f"{row['throttle']:g}x", three(row, "view_to_drawn_ms"),
             three(row, "view_to_painted_ms"),
             f"{row['navigation_to_painted_ms']['p50']:.0f}", f"{row['cls_max']:.4f}",
         )  # fmt: skip
-    Console().print(table)
+    Console(width=150).print(table)
     for row in rows:
         if row["shifted"]:
             print(f"{row['game']} {row['viewport']}: shifted {', '.join(row['shifted'])}")
     if args.json:
         settings = {
             "throttle": args.throttle,
+            "device": args.device,
             "latency": args.latency,
             "view_after": args.view_after,
             "extra_css": args.extra_css,
