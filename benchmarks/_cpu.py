@@ -93,9 +93,10 @@ def calibrate(
     tried that scored nearest the target is kept. A host
     that scores below the target unthrottled cannot emulate the device: ``ValueError``."""
     target = DEVICE_SCORES[device]
-    page = browser.new_page()
+    context = browser.new_context()
     try:
-        cdp = page.context.new_cdp_session(page)
+        page = context.new_page()
+        cdp = context.new_cdp_session(page)
         page.evaluate(BENCHMARK, duration)  # warm up: let V8 optimise the loops
         host = score(page, cdp, 1, runs, duration)
         if host < target:
@@ -120,4 +121,4 @@ def calibrate(
         _, rate, found = best
         return Calibration(host, device, rate, found)
     finally:
-        page.close()
+        context.close()

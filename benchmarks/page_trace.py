@@ -3,6 +3,8 @@ loads traced in Debian's Chromium (docs/performance.md, "What the page does to b
 
     python3 benchmarks/page_trace.py [--game three-towers] [--viewport phone] [--loads 4]
     python3 benchmarks/page_trace.py --throttle 4 --extra-css '.card { container-type: normal; }'
+    python3 benchmarks/page_trace.py --game tripeaks --throttle 2 --latency 50 --view-after 0 \
+        --span load
 
 For each load (a new page; the real API in a subprocess, benchmarks/_api_harness.py) the view's
 answer is held until ``--view-after`` ms after the page asked for it, so the page has started
@@ -10,9 +12,12 @@ answer is held until ``--view-after`` ms after the page asked for it, so the pag
 drawing. Tracing over CDP (``Tracing.start``), it prints per load the span from the page's
 ``skillcheck:view`` mark to ``skillcheck:painted``, the length of the page's ``Layout`` and how
 many objects it laid out, and the main thread's self time in what costs most there: layout,
-style, text shaping, paint, and the synchronous calls to the browser process for a new font's
-rendering style (``WebSandboxSupportLinux::GetWebFontRenderStyleForStrike``, Linux only); then
-the median of each. ``--extra-css CSS`` appends rules to the page's stylesheet, to measure a
+style, text shaping, paint, the synchronous calls to the browser process for a new font's
+rendering style (``WebSandboxSupportLinux::GetWebFontRenderStyleForStrike``, Linux only), and
+V8's parsing and compiling on that thread (``compile``); then the median of each.
+``--latency MS`` adds that round trip to every request; with ``--view-after 0`` the view is not
+held, and ``--span load`` sums from the load's first task instead of from the view.
+``--extra-css CSS`` appends rules to the page's stylesheet, to measure a
 change before making it. Tracing slows the page; compare runs of this script with each other,
 not with page_render.py.
 """
@@ -40,6 +45,7 @@ CATEGORIES = ",".join(
         "disabled-by-default-devtools.timeline",
         "fonts",
         "v8.execute",
+        "disabled-by-default-v8.compile",
     ]
 )
 #: Trace events whose self time is reported, and the column each goes in.
@@ -49,12 +55,25 @@ COLUMNS = {
     "InlineNode::ShapeTextIncludingFirstLine": "shaping",
     "Paint": "paint",
     "WebSandboxSupportLinux::GetWebFontRenderStyleForStrike": "font calls",
+    **dict.fromkeys(
+        [
+            "V8.ParseProgram",
+            "V8.PreParse",
+            "V8.ParseFunction",
+            "V8.CompileIgnition",
+            "V8.CompileCode",
+            "V8.CompileStreamedModule",
+        ],
+        "compile",
+    ),
 }
 
 
-def traced_load(context: Any, url: str, view_after: float, throttle: float, css: str) -> list[Any]:
+def traced_load(
+    context: Any, url: str, view_after: float, throttle: float, css: str, latency: float = 0
+) -> list[Any]:
     """The trace events of one cold load of ``url``, the view held ``view_after`` ms."""
-    page, cdp = new_page(context, throttle, extra_css=css)
+    page, cdp = new_page(context, throttle, latency, css)
     events = traced(page, cdp, CATEGORIES, lambda: load_until_painted(page, url, view_after))
     page.close()
     return events
@@ -81,12 +100,18 @@ def self_times(
     return own
 
 
-def breakdown(events: list[dict[str, Any]], top: int = 0) -> dict[str, float]:
-    """Milliseconds of the span view -> painted, the main thread's busy time in it, its Layout,
-    the columns' self times and, in brackets, the ``top`` events with the most self time."""
+def breakdown(events: list[dict[str, Any]], top: int = 0, span: str = "view") -> dict[str, float]:
+    """Milliseconds of the span view -> painted (``span`` "load": from the main thread's first
+    task), the main thread's busy time in it, its Layout, the columns' self times and, in
+    brackets, the ``top`` events with the most self time."""
     marks = {e["name"]: e for e in events if str(e.get("name", "")).startswith("skillcheck:")}
     view, painted = marks["skillcheck:view"], marks["skillcheck:painted"]
     thread = (view["pid"], view["tid"])
+    if span == "load":
+        view = min(
+            (e for e in events if e.get("ph") == "X" and (e["pid"], e["tid"]) == thread),
+            key=lambda e: e["ts"],
+        )
     layouts = [
         e for e in events
         if e.get("name") == "Layout" and (e["pid"], e["tid"]) == thread
@@ -99,15 +124,17 @@ def breakdown(events: list[dict[str, Any]], top: int = 0) -> dict[str, float]:
         and (e["pid"], e["tid"]) == thread and view["ts"] <= e["ts"] <= painted["ts"]
     )  # fmt: skip
     row = {
-        "view → painted": (painted["ts"] - view["ts"]) / 1000,
+        f"{span} → painted": (painted["ts"] - view["ts"]) / 1000,
         "main thread busy": busy / 1000,
         "Layout": sum(e.get("dur", 0) for e in layouts) / 1000,
         "objects": float(
             sum(e.get("args", {}).get("beginData", {}).get("dirtyObjects", 0) for e in layouts)
         ),
     }
+    for column in dict.fromkeys(COLUMNS.values()):
+        row[column] = 0.0
     for name, column in COLUMNS.items():
-        row[column] = own[name] / 1000
+        row[column] += own[name] / 1000
     for name, micros in own.most_common(top):
         row[f"[{name}]"] = micros / 1000
     return row
@@ -123,6 +150,10 @@ def main() -> None:
     parser.add_argument("--throttle", type=float, default=4, help="CPU slow-down factor")
     parser.add_argument("--view-after", type=float, default=1500, help="ms the view is held")
     parser.add_argument("--extra-css", default="", help="CSS added to the page's stylesheet")
+    parser.add_argument("--latency", type=float, default=0, help="round trip added, in ms")
+    parser.add_argument(
+        "--span", choices=["view", "load"], default="view", help="summed from the view or load"
+    )
     parser.add_argument(
         "--top", type=int, default=0, help="also print the N trace events with most self time"
     )
@@ -132,8 +163,10 @@ def main() -> None:
         link = server.base_url + make_check(http, args.game, 6)
         context = browser.new_context(**VIEWPORTS[args.viewport], reduced_motion="reduce")
         for n in range(1, args.loads + 1):
-            events = traced_load(context, link, args.view_after, args.throttle, args.extra_css)
-            rows.append(breakdown(events, args.top))
+            events = traced_load(
+                context, link, args.view_after, args.throttle, args.extra_css, args.latency
+            )
+            rows.append(breakdown(events, args.top, args.span))
             words = ", ".join(f"{k} {v:.1f}" for k, v in rows[-1].items())
             print(f"load {n}: {words}", flush=True)
         context.close()
