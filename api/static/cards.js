@@ -94,10 +94,79 @@ function tokensOf(font, weight, character) {
 
 const round = (n) => Math.round(n * 100) / 100;
 
+const placed = new Map(); // "weight character scale turn" -> the glyph's outline, ready to place
+/** A glyph's outline at `scale`, turned half a turn when `turn` is -1, ready to be placed
+ *  anywhere: its first point from the pen ([x, y], in hundredths of the card's units) and the
+ *  rest of it in relative commands. A deck draws the same few glyphs at the same few sizes, so
+ *  placing one is two additions and a string (drawing a table's faces on the spot, when the
+ *  view came before they could be drawn ahead, costs little: docs/performance.md). */
+function placedGlyph(font, weight, character, scale, turn) {
+  const key = `${weight} ${character} ${scale} ${turn}`;
+  let glyph = placed.get(key);
+  if (glyph) return glyph;
+  // every point in whole hundredths from the pen: the relative steps between them are exact
+  const at = (n) => Math.round(n * scale * turn * 100);
+  const step = (n) => `${n / 100}`;
+  let first = null;
+  let rest = "";
+  let x = 0;
+  let y = 0; // the current point
+  let startX = 0;
+  let startY = 0; // where the contour began (Z goes back to it)
+  let command = "";
+  let pending = []; // the numbers of the command being read
+  const points = (numbers) => {
+    let out = "";
+    const fromX = x;
+    const fromY = y;
+    for (let i = 0; i < numbers.length; i += 2) {
+      const px = at(numbers[i]);
+      const py = -at(numbers[i + 1]);
+      out += `${step(px - fromX)} ${step(py - fromY)} `;
+      x = px;
+      y = py;
+    }
+    return out;
+  };
+  const flush = () => {
+    if (!command) return;
+    if (command === "M" && first === null) {
+      x = at(pending[0]);
+      y = -at(pending[1]);
+      first = [x, y];
+      startX = x;
+      startY = y;
+    } else if (command === "M") {
+      rest += `m${points(pending)}`;
+      startX = x;
+      startY = y;
+    } else if (command === "Z") {
+      rest += "Z";
+      x = startX;
+      y = startY;
+    } else {
+      rest += command.toLowerCase() + points(pending);
+    }
+    pending = [];
+  };
+  for (const token of tokensOf(font, weight, character)) {
+    if (typeof token === "string") {
+      flush();
+      command = token;
+    } else {
+      pending.push(token);
+    }
+  }
+  flush();
+  glyph = { first: first || [0, 0], rest };
+  placed.set(key, glyph);
+  return glyph;
+}
+
 /** The outline of a run of words as <text> would draw it (x, y, font-size, font-weight,
  *  text-anchor, letter-spacing), in the card's own units: path commands, turned half a turn
  *  about `turn` ([x, y]) when given; null when the outlines lack one of its characters. */
-function runOutline(attributes, text, turn = null) {
+export function runOutline(attributes, text, turn = null) {
   const weight = attributes["font-weight"] === "bold" ? "bold" : "normal";
   const font = outlinesFor(text, weight);
   if (!font) return null;
@@ -109,23 +178,15 @@ function runOutline(attributes, text, turn = null) {
   const left = Number(attributes.x) - (anchor === "middle" ? wide / 2 : anchor === "end" ? wide : 0);
   const base = Number(attributes.y);
   // (x, y) on the card, turned: (2 cx - x, 2 cy - y)
-  const [fx, fy, ox, oy] = turn ? [-1, -1, 2 * turn[0], 2 * turn[1]] : [1, 1, 0, 0];
+  const [f, ox, oy] = turn ? [-1, 2 * turn[0], 2 * turn[1]] : [1, 0, 0];
+  const penY = Math.round((oy + f * base) * 100);
   let d = "";
   let pen = 0;
   characters.forEach((character, i) => {
-    let isX = true;
-    let x = 0;
-    for (const token of tokensOf(font, weight, character)) {
-      if (typeof token === "string") {
-        d += token;
-        isX = true;
-      } else if (isX) {
-        x = ox + fx * (left + (token + pen) * scale);
-        isX = false;
-      } else {
-        d += `${round(x)} ${round(oy + fy * (base - token * scale))} `;
-        isX = true;
-      }
+    if (font.glyphs[character][1]) {
+      const { first, rest } = placedGlyph(font, weight, character, scale, f);
+      const penX = Math.round((ox + f * (left + pen * scale)) * 100);
+      d += `M${(penX + first[0]) / 100} ${(penY + first[1]) / 100} ${rest}`;
     }
     pen += steps[i];
   });

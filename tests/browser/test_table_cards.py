@@ -5,6 +5,7 @@ winning place lit, and no layout shift while the page loads and the player plays
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -13,6 +14,7 @@ import pytest
 from browser_support import Check, click_move, open_door
 from playwright.sync_api import Page, expect
 
+from api.make_glyphs import OUT
 from skillcheck.cards import DECKS
 from skillcheck.engine import GAMES
 
@@ -395,3 +397,101 @@ def test_boards_mark_the_place_that_counts_and_the_winner(name: str) -> None:
         state.push_code(code)
     assert state.outcome is not None and state.outcome.status.value == "won"
     assert any(z.extras.get("won") for z in state.board().zones)
+
+
+def absolute_points(d: str) -> list[tuple[str, float, float]]:
+    """Each point of an SVG path of M, L, Q and Z commands (absolute or relative), absolute:
+    (command, x, y); a Z is the point it returns to."""
+    points: list[tuple[str, float, float]] = []
+    x = y = start_x = start_y = 0.0
+    for command, numbers in re.findall(r"([MLQZmlqz])([^MLQZmlqz]*)", d):
+        values = [float(n) for n in re.findall(r"-?\d*\.?\d+", numbers)]
+        upper = command.upper()
+        if upper == "Z":
+            x, y = start_x, start_y
+            points.append(("Z", x, y))
+            continue
+        from_x, from_y = (x, y) if command.islower() else (0.0, 0.0)
+        for i in range(0, len(values), 2):
+            points.append((upper, from_x + values[i], from_y + values[i + 1]))
+        x, y = points[-1][1], points[-1][2]
+        if upper == "M":
+            start_x, start_y = x, y
+    return points
+
+
+def expected_points(
+    font: dict[str, Any], text: str, x: float, y: float, size: float, anchor: str,
+    spacing: float, turn: tuple[float, float] | None,
+) -> list[tuple[str, float, float]]:  # fmt: skip
+    """Where a <text> of ``text`` would put each point of its glyphs' outlines (glyphs.js):
+    the pen advancing by each glyph's advance, the kerning with the next one and the spacing."""
+    scale = size / font["unitsPerEm"]
+    steps = []
+    for i, character in enumerate(text):
+        advance = font["glyphs"][character][0]
+        if i + 1 < len(text):
+            advance += font["kerning"].get(character + text[i + 1], 0) + spacing / scale
+        steps.append(advance)
+    wide = sum(steps) * scale
+    left = x - {"middle": wide / 2, "end": wide}.get(anchor, 0)
+    points = []
+    pen = 0.0
+    for character, step in zip(text, steps, strict=True):
+        for command, numbers in re.findall(r"([MLQZ])([^MLQZ]*)", font["glyphs"][character][1]):
+            if command == "Z":
+                points.append(("Z", None, None))
+                continue
+            values = [int(n) for n in numbers.split()]
+            for i in range(0, len(values), 2):
+                px, py = left + (values[i] + pen) * scale, y - values[i + 1] * scale
+                if turn:
+                    px, py = 2 * turn[0] - px, 2 * turn[1] - py
+                points.append((command, px, py))
+        pen += step
+    return points  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(
+    ("text", "weight", "size", "anchor", "spacing", "turn"),
+    [
+        ("Ag", "normal", 20, "start", 0, None),
+        ("10", "bold", 18, "middle", -2, (50, 70)),
+        ("The Forest", "bold", 12.37, "start", 0, None),
+        ("Knight", "normal", 11, "middle", 0.88, None),
+        ("WAVE", "bold", 25, "end", 0, (50, 70)),
+        ("♠ ♥", "normal", 17, "middle", 0, (50, 70)),
+    ],
+)
+def test_a_run_is_its_glyphs_outlines_placed_as_text_would_be(
+    page: Page, server: str, text: str, weight: str, size: float, anchor: str, spacing: float,
+    turn: tuple[float, float] | None,
+) -> None:  # fmt: skip
+    """A face's words are paths: each glyph's outline (glyphs.js) scaled to the size and placed
+    where SVG text would put it (kerning, spacing, anchor, a turned corner), to a hundredth of
+    the card's units, however cards.js writes the path (absolute or relative steps)."""
+    attributes = {"x": 7, "y": 60, "font-size": size, "text-anchor": anchor,
+                  "letter-spacing": spacing, "font-weight": weight}  # fmt: skip
+    d = page.evaluate(
+        """async ([url, attributes, text, turn]) => {
+            const { runOutline } = await import(url);
+            return runOutline(attributes, text, turn);
+        }""",
+        [cards_module(page, server), attributes, text, list(turn) if turn else None],
+    )
+    text_of_glyphs = OUT.read_text(encoding="utf-8").split("export const GLYPHS = ", 1)[1]
+    font = json.loads(text_of_glyphs.strip().removesuffix(";"))["fonts"][weight]
+    want = expected_points(font, text, 7, 60, size, anchor, spacing, turn)
+    got = absolute_points(d)
+    assert [c for c, _, _ in got] == [c for c, _, _ in want]
+    # a Z returns to its contour's first point: the expected one is that point
+    starts = [p for p in want if p[0] == "M"]
+    worst = 0.0
+    contour = -1
+    for (command, x, y), (_, wx, wy) in zip(got, want, strict=True):
+        if command == "M":
+            contour += 1
+        if command == "Z":
+            wx, wy = starts[contour][1], starts[contour][2]
+        worst = max(worst, abs(x - wx), abs(y - wy))
+    assert worst <= 0.011, f"{text!r}: a point lies {worst:.4f} units from where text puts it"
