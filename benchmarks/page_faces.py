@@ -11,6 +11,10 @@ copies one after the other, ``--reps`` times each, and times each from the inser
 frame after it (style, layout and paint of the table). Both run in the same page, interleaved,
 so the machine's load moves them alike: this compares two drawings of the faces far more
 steadily than cold loads do (page_render.py). It prints the median of each and the change.
+
+It also times drawing the table's faces on the spot, as when the view comes before they could
+be drawn ahead (a phone's network): each module imported afresh (``?rep``: nothing it keeps
+is warm), then every face on the table drawn with ``CardTable.face``, the two interleaved.
 """
 
 from __future__ import annotations
@@ -66,6 +70,23 @@ INSERTS = """async ([before, after, deck, reps]) => {
   return { times, elements: copies.map((c) => c.querySelectorAll('*').length) };
 }"""
 
+DRAWS = """async ([before, after, deck, reps]) => {
+  const faces = document.querySelectorAll('#table .face[data-code]');
+  const codes = [...faces].map((f) => f.dataset.code);
+  const times = [[], []];
+  for (let i = 0; i < reps; i++) {
+    for (const [k, url] of [before, after].entries()) {
+      const { CardTable } = await import(`${url}?${i}`);
+      const cards = await CardTable.load('', deck);
+      await new Promise((done) => setTimeout(done, 20));
+      const start = performance.now();
+      for (const code of codes) cards.face(code);
+      times[k].push(performance.now() - start);
+    }
+  }
+  return { times, faces: codes.length };
+}"""
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(
@@ -84,7 +105,7 @@ def main() -> None:
         cwd=ROOT, check=True, capture_output=True, text=True,
     ).stdout  # fmt: skip
     print(f"faces of {args.before} against today's, CPU {args.throttle:g}x slower, "
-          f"median of {args.reps} insertions (ms):")  # fmt: skip
+          f"median of {args.reps} insertions and of {args.reps} drawings (ms):")  # fmt: skip
     with served_chromium() as (server, http, browser):
         for game in args.games:
             link = server.base_url + make_check(http, game, 6)
@@ -92,7 +113,7 @@ def main() -> None:
             for viewport in args.viewports:
                 context = browser.new_context(**VIEWPORTS[viewport], reduced_motion="reduce")
                 page, _cdp = new_page(context, args.throttle)
-                page.route("**/cards-before.js", lambda route: route.fulfill(
+                page.route("**/cards-before.js*", lambda route: route.fulfill(
                     status=200, content_type="text/javascript", body=before))  # fmt: skip
                 load_until_painted(page, link)
                 script = page.get_attribute("script[type=module]", "src") or ""
@@ -100,8 +121,12 @@ def main() -> None:
                 found = page.evaluate(INSERTS, [*urls, deck, args.reps])
                 old, new = (statistics.median(t) for t in found["times"])
                 elements = " -> ".join(str(n) for n in found["elements"])
+                drawn = page.evaluate(DRAWS, [*urls, deck, args.reps])
+                old_draw, new_draw = (statistics.median(t) for t in drawn["times"])
                 print(f"  {game:13} {viewport:7} {old:6.1f} -> {new:6.1f} ({new / old - 1:+.0%}); "
-                      f"elements {elements}", flush=True)  # fmt: skip
+                      f"elements {elements}; its {drawn['faces']} faces drawn on the spot "
+                      f"{old_draw:5.1f} -> {new_draw:5.1f} ({new_draw / old_draw - 1:+.0%})",
+                      flush=True)  # fmt: skip
                 context.close()
 
 
