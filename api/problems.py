@@ -74,7 +74,7 @@ STATUS_BY_CODE: dict[str, tuple[int, str]] = {
 }
 
 #: The role prefix routes put on idempotency keys (``player:<key>``), hidden from messages.
-_ROLE_SCOPE = re.compile(r"'(?:gm|player|spectator):")
+_ROLE_SCOPE = re.compile(r"^(?:gm|player|spectator):")
 
 #: HTTP errors raised by the API itself or by Litestar (no library error behind them).
 _HTTP_CODES: dict[int, tuple[str, str]] = {
@@ -210,8 +210,11 @@ def domain_error_handler(
     if isinstance(exc, ParameterError):
         extra["field"] = exc.parameter
     detail = exc.message
-    if isinstance(exc, IdempotencyConflictError | IdempotencyKeyExistsError):
-        detail = _ROLE_SCOPE.sub("'", detail)  # the API scopes keys by role: show the client's
+    # the API scopes idempotency keys by role (player:<key>): say the key the client sent
+    if isinstance(exc, IdempotencyConflictError):
+        detail = IdempotencyConflictError(_ROLE_SCOPE.sub("", exc.key)).message
+    elif isinstance(exc, IdempotencyKeyExistsError):
+        detail = IdempotencyKeyExistsError(exc.scope, _ROLE_SCOPE.sub("", exc.key)).message
     if isinstance(exc, VersionConflictError):
         extra.update(expected_version=exc.expected, actual_version=exc.actual)
         if request.headers.get("if-match") is not None:

@@ -17,7 +17,7 @@ from typing import Any
 from attrs import frozen
 
 from skillcheck.engine import GAMES
-from skillcheck.errors import ParameterError
+from skillcheck.errors import ParameterError, quoted
 from skillcheck.odds import PERFECT_PLAY_STATES, Progress, game_from_options, odds
 from skillcheck.profiles import (
     PROFILE_KEYS,
@@ -121,7 +121,8 @@ class CalibrationPlan:
 def _check_target(target: float) -> None:
     if isinstance(target, bool) or not isinstance(target, int | float) or not 0 <= target <= 1:
         raise ParameterError(
-            "target", f"target {target!r} is not allowed: give a chance from 0 to 1 (0.6 is 60 %)"
+            "target",
+            f"target {quoted(target)} is not allowed: give a chance from 0 to 1 (0.6 is 60 %)",
         )
 
 
@@ -130,13 +131,16 @@ def plan(name: str, target: float, profile: str, fixed: Mapping[str, Any]) -> Ca
     :class:`ParameterError` naming what was wrong and what is allowed)."""
     _check_target(target)
     if name not in GAMES:
-        raise ParameterError("game", f"unknown game {name!r}: the games are {', '.join(GAMES)}")
+        raise ParameterError(
+            "game", f"unknown game {quoted(name)}: the games are {', '.join(GAMES)}"
+        )
     declared = gm_odds_of(name).difficulty
     if declared is None:
         raise ParameterError("game", f"{name} declares no difficulty parameter to calibrate")
     if profile not in PROFILE_KEYS:
         raise ParameterError(
-            "profile", f"unknown profile {profile!r}: the profiles are {', '.join(PROFILE_KEYS)}"
+            "profile",
+            f"unknown profile {quoted(profile)}: the profiles are {', '.join(PROFILE_KEYS)}",
         )
     fixed = {k: v for k, v in fixed.items() if v is not None}
     difficulty = declared(fixed)

@@ -26,6 +26,7 @@ from skillcheck.errors import (
     IllegalMoveError,
     ParameterError,
     UndoError,
+    quoted,
 )
 from skillcheck.outcome import (
     MAX_MOVE_CODE,
@@ -600,7 +601,8 @@ def int_in_range(name: str, low: int, high: int, *, optional: bool = False) -> V
             return
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise ParameterError(
-                name, f"{name} {value!r} is not allowed: {name} must be from {low} to {high}"
+                name,
+                f"{name} {quoted(value)} is not allowed: {name} must be from {low} to {high}",
             )
 
     return check
@@ -609,6 +611,8 @@ def int_in_range(name: str, low: int, high: int, *, optional: bool = False) -> V
 def is_bool(name: str) -> Validator:
     def check(_instance: Any, _attribute: Any, value: Any) -> None:
         if not isinstance(value, bool):
-            raise ParameterError(name, f"{name} {value!r} is not allowed: {name} is true or false")
+            raise ParameterError(
+                name, f"{name} {quoted(value)} is not allowed: {name} is true or false"
+            )
 
     return check

@@ -5,11 +5,65 @@ something that does not exist (a card, a suit, a move code); a :class:`RuleError
 was understood but the rules forbid it. :class:`ParameterError` covers game parameters outside
 their allowed ranges. Every error has a stable ``code`` (used by the API for problem+json types)
 and a message that names what was wrong and what is allowed. A rejected call changes nothing.
+
+A message quotes what it was given with :func:`quoted`: spelt as JSON (``false``, ``null``,
+``"moons"``), so that an API client reads the value it sent, and cut short when long, so that a
+10,000-character move code does not come back as a 10,000-character message.
 """
 
 from __future__ import annotations
 
 import enum
+import json
+import math
+
+#: The most characters of a given value that a message quotes (:func:`quoted`).
+QUOTE_LIMIT = 40
+
+
+def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``value`` as an error message quotes it: in JSON's spelling (``false``, ``true``,
+    ``null``, ``"text"`` in double quotes with control characters escaped; never Python's
+    ``False``, ``None`` or ``'text'``), and when longer than ``limit`` characters its first
+    ``limit`` characters, ``…`` and its length: ``"dddd…" (10000 characters)``.
+
+    A value JSON cannot write (a tuple key, an object) is written as text. Every message that
+    repeats what a person or a client gave uses this, in the library and in the HTTP API."""
+    if isinstance(value, str):
+        text = _json(value[:limit])
+        if len(value) <= limit:
+            return text
+        return f'{text[:-1]}…" ({len(value)} characters)'
+    if isinstance(value, enum.Enum):
+        value = value.value
+    try:
+        text = _json(value)
+    except (TypeError, ValueError):
+        text = _text(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text)} characters)"
+
+
+def _text(value: object) -> str:
+    """A value JSON cannot write: as text, or in words when it is too big to be written at all
+    (Python refuses to write a whole number of more than 4300 digits)."""
+    try:
+        return str(value)
+    except ValueError:
+        if isinstance(value, int):
+            digits = int(math.log10(abs(value))) + 1
+            return f"(a whole number of about {digits} digits)"
+        return f"(a {type(value).__name__} too large to write)"
+
+
+def _json(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: written as its \u escape
+        text = json.dumps(value)
+    return text
 
 
 class SkillcheckError(Exception):
@@ -116,7 +170,7 @@ class CheckNotFoundError(SkillcheckError, LookupError):
     code = "check-not-found"
 
     def __init__(self, check_id: str) -> None:
-        super().__init__(f"there is no check {check_id!r}")
+        super().__init__(f"there is no check {quoted(check_id)}")
         self.check_id = check_id
 
 
@@ -127,7 +181,7 @@ class VersionConflictError(SkillcheckError):
 
     def __init__(self, check_id: str, expected: int, actual: int) -> None:
         super().__init__(
-            f"check {check_id!r} is at version {actual}, not {expected}: another action came "
+            f"check {quoted(check_id)} is at version {actual}, not {expected}: another action came "
             "first; fetch the check and try again"
         )
         self.check_id = check_id
@@ -141,7 +195,9 @@ class CheckEndedError(GameOverError):
     code = "check-ended"
 
     def __init__(self, check_id: str, status: enum.Enum) -> None:
-        super().__init__(f"check {check_id!r} is over ({status.value}): it accepts no more actions")
+        super().__init__(
+            f"check {quoted(check_id)} is over ({status.value}): it accepts no more actions"
+        )
         self.check_id = check_id
         self.status = status
 
@@ -153,8 +209,8 @@ class IdempotencyConflictError(SkillcheckError):
 
     def __init__(self, key: str) -> None:
         super().__init__(
-            f"idempotency key {key!r} was already used for a different request: use a new key "
-            "for a new request"
+            f"idempotency key {quoted(key)} was already used for a different request: use a new "
+            "key for a new request"
         )
         self.key = key
 
@@ -166,7 +222,7 @@ class IdempotencyKeyExistsError(SkillcheckError):
     code = "idempotency-key-exists"
 
     def __init__(self, scope: str, key: str) -> None:
-        super().__init__(f"idempotency key {key!r} is already stored")
+        super().__init__(f"idempotency key {quoted(key)} is already stored")
         self.scope = scope
         self.key = key
 
@@ -178,8 +234,8 @@ class RecordNotAvailableError(SkillcheckError):
 
     def __init__(self, check_id: str) -> None:
         super().__init__(
-            f"check {check_id!r} is still in progress: its record (with the seed) is revealed "
-            "only when it ends"
+            f"check {quoted(check_id)} is still in progress: its record (with the seed) is "
+            "revealed only when it ends"
         )
         self.check_id = check_id
 

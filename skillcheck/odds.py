@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 from attrs import frozen
 
 from skillcheck.engine import Game, game_class
-from skillcheck.errors import ParameterError
+from skillcheck.errors import ParameterError, quoted
 from skillcheck.rng import MAX_SEED, Pcg32
 
 __all__ = [
@@ -287,7 +287,7 @@ def odds(
     chosen = tuple(dict.fromkeys(methods if methods is not None else allowed[:2]))
     unknown = [m for m in chosen if m not in allowed]
     if unknown or not chosen:
-        detail = f"unknown method {unknown[0]!r}" if unknown else "give at least one method"
+        detail = f"unknown method {quoted(unknown[0])}" if unknown else "give at least one method"
         raise ParameterError(
             "method", f"{detail}: the methods of {games[0].title} are {', '.join(allowed)}"
         )

@@ -13,7 +13,7 @@ from typing import Any
 
 from attrs import frozen
 
-from skillcheck.errors import ParameterError
+from skillcheck.errors import ParameterError, quoted
 
 __all__ = [
     "MAX_MOVE_CODE",
@@ -116,7 +116,7 @@ class Tiers:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ParameterError(
-                    "tiers", f"tiers.{name} {value!r} is not allowed: it is a whole number"
+                    "tiers", f"tiers.{name} {quoted(value)} is not allowed: it is a whole number"
                 )
         if self.critical_success <= self.critical_failure:
             raise ParameterError(
@@ -150,13 +150,13 @@ class Tiers:
             raise ParameterError(
                 "tiers",
                 f'tiers must be an object {{"critical_success": N, "critical_failure": N}}, '
-                f"not {type(data).__name__}",
+                f"not {quoted(data)}",
             )
         unknown = sorted(str(k) for k in data if k not in TIER_KEYS)
         if unknown:
             raise ParameterError(
                 "tiers",
-                f"unknown key tiers.{unknown[0]}: tiers takes critical_success and "
+                f"unknown key {quoted(unknown[0])} in tiers: tiers takes critical_success and "
                 "critical_failure",
             )
         missing = [k for k in TIER_KEYS if k not in data]
@@ -196,6 +196,6 @@ class UndoPolicy(enum.Enum):
                     return policy
         raise ParameterError(
             "undo",
-            f"undo {value!r} is not allowed: undo is one of off, safe, full (off: no take-backs; "
-            "safe: only moves that turned up no hidden card; full: any move)",
+            f"undo {quoted(value)} is not allowed: undo is one of off, safe, full (off: no "
+            "take-backs; safe: only moves that turned up no hidden card; full: any move)",
         )

@@ -15,7 +15,7 @@ from typing import Any
 
 from attrs import field, frozen
 
-from skillcheck.errors import ParseError, RecordError, SkillcheckError
+from skillcheck.errors import ParseError, RecordError, SkillcheckError, quoted
 from skillcheck.outcome import UNDO, EndReason, Outcome, Tier, Tiers
 
 __all__ = ["RECORD_FORMAT", "GameRecord", "verify"]
@@ -106,8 +106,8 @@ class GameRecord:
             raise ParseError('a record\'s moves are a list of move codes, e.g. ["d1", "12"]')
         if data.get("format") != RECORD_FORMAT:
             raise ParseError(
-                f"unknown record format {data.get('format')!r}: "
-                f"this library reads {RECORD_FORMAT!r}"
+                f"unknown record format {quoted(data.get('format'))}: "
+                f"this library reads {quoted(RECORD_FORMAT)}"
             )
         try:
             return converter.structure(data, cls)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from skillcheck.errors import ParameterError, UnknownGameError
+from skillcheck.errors import ParameterError, UnknownGameError, quoted
 
 __all__ = [
     "ANALYSES",
@@ -39,7 +39,7 @@ def game_class(name: str) -> type[Any]:
         return GAMES[name]
     except KeyError:
         raise UnknownGameError(
-            f"unknown game {name!r}: the games are {', '.join(sorted(GAMES))}"
+            f"unknown game {quoted(name)}: the games are {', '.join(GAMES)}"
         ) from None
 
 

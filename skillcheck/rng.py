@@ -13,7 +13,7 @@ import secrets
 from collections.abc import MutableSequence
 from typing import TypeVar
 
-from skillcheck.errors import ParameterError
+from skillcheck.errors import ParameterError, quoted
 
 __all__ = [
     "MAX_SEED",
@@ -80,7 +80,8 @@ def validate_seed(seed: object) -> int:
     """Return ``seed`` if it is a valid seed, else raise :class:`ParameterError`."""
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise ParameterError(
-            "seed", f"seed {seed!r} is not allowed: a seed is a whole number from 0 to {MAX_SEED}"
+            "seed",
+            f"seed {quoted(seed)} is not allowed: a seed is a whole number from 0 to {MAX_SEED}",
         )
     return seed
 

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from skillcheck.engine import Game, ParameterSpec
-from skillcheck.errors import ParameterError
+from skillcheck.errors import ParameterError, quoted
 
 __all__ = [
     "JSON_SCHEMA_DIALECT",
@@ -143,7 +143,7 @@ def _describe(schema: Mapping[str, Any]) -> str:
     types = schema.get("type")
     names = [types] if isinstance(types, str) else list(types or [])
     if "enum" in schema:
-        choices = ", ".join("null" if c is None else str(c) for c in schema["enum"])
+        choices = ", ".join(c if isinstance(c, str) else quoted(c) for c in schema["enum"])
         return f"one of {choices}"
     words = " or ".join(_JSON_TYPES.get(t, t) for t in names)
     if "integer" in names and ("minimum" in schema or "maximum" in schema):
@@ -170,14 +170,16 @@ def schema_errors(
         names = [types] if isinstance(types, str) else list(types)
         if not any(_is(value, t) for t in names):
             return [
-                (path, f"{where} {_show(value)} is not allowed: {where} is {_describe(schema)}")
+                (path, f"{where} {quoted(value)} is not allowed: {where} is {_describe(schema)}")
             ]
     if "enum" in schema and not any(_same(value, choice) for choice in schema["enum"]):
-        return [(path, f"{where} {_show(value)} is not allowed: {where} is {_describe(schema)}")]
+        return [(path, f"{where} {quoted(value)} is not allowed: {where} is {_describe(schema)}")]
     if _is(value, "integer"):
         low, high = schema.get("minimum"), schema.get("maximum")
         if (low is not None and value < low) or (high is not None and value > high):
-            return [(path, f"{where} {value} is not allowed: {where} is {_describe(schema)}")]
+            return [
+                (path, f"{where} {quoted(value)} is not allowed: {where} is {_describe(schema)}")
+            ]
     errors: list[tuple[tuple[str, ...], str]] = []
     if _is(value, "object"):
         properties: Mapping[str, Any] = schema.get("properties", {})
@@ -192,7 +194,7 @@ def schema_errors(
                 errors.append(
                     (
                         (*path, str(key)),
-                        f"unknown parameter {'.'.join((*path, str(key)))!r}: the parameters "
+                        f"unknown parameter {quoted('.'.join((*path, str(key))))}: the parameters "
                         f"{'of ' + where + ' ' if path else ''}are {known}",
                     )
                 )
@@ -205,11 +207,6 @@ def schema_errors(
 def _same(value: Any, choice: Any) -> bool:
     """JSON equality for enum members: ``1`` is not ``true``."""
     return type(value) is type(choice) and value == choice
-
-
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _spec_at(game: type[Game[Any]], path: tuple[str, ...]) -> str:
@@ -230,7 +227,7 @@ def check_params(game: type[Game[Any]], params: Any) -> None:
     Raises :class:`ParameterError` naming the first parameter that does not fit (its spec's
     name, e.g. ``suit`` for ``variant.suit``) with every problem found in the message."""
     if not isinstance(params, Mapping):
-        raise ParameterError("params", f"params must be a JSON object, not {_show(params)}")
+        raise ParameterError("params", f"params must be a JSON object, not {quoted(params)}")
     errors = schema_errors(parameter_schema(game), params)
     if errors:
         message = "; ".join(text for _, text in errors)

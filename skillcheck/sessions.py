@@ -59,6 +59,7 @@ from skillcheck.errors import (
     RecordNotAvailableError,
     SkillcheckError,
     VersionConflictError,
+    quoted,
 )
 from skillcheck.records import UNWINNABLE_PROOF_STATES, GameRecord, read_json_object, verify
 from skillcheck.rng import draw_seed, validate_seed
@@ -568,18 +569,18 @@ class RevealedRecord:
     def from_dict(cls, data: Mapping[str, Any]) -> RevealedRecord:
         if data.get("format") != REVEALED_FORMAT:
             raise ParseError(
-                f"unknown revealed record format {data.get('format')!r}: this library reads "
-                f"{REVEALED_FORMAT!r}"
+                f"unknown revealed record format {quoted(data.get('format'))}: this library "
+                f"reads {quoted(REVEALED_FORMAT)}"
             )
         seed_chosen = data.get("seed_chosen", False)
         if not isinstance(seed_chosen, bool):
             raise ParseError(
-                f"a revealed record's seed_chosen is true or false, not {seed_chosen!r}"
+                f"a revealed record's seed_chosen is true or false, not {quoted(seed_chosen)}"
             )
         hints_used = data.get("hints_used", 0)
         if isinstance(hints_used, bool) or not isinstance(hints_used, int) or hints_used < 0:
             raise ParseError(
-                f"a revealed record's hints_used is a whole number from 0, not {hints_used!r}"
+                f"a revealed record's hints_used is a whole number from 0, not {quoted(hints_used)}"
             )
         try:
             revealed = cls(
@@ -599,8 +600,8 @@ class RevealedRecord:
         tier = revealed.tier
         if "tier" in data and data["tier"] != (None if tier is None else tier.value):
             raise ParseError(
-                f"the revealed record says the tier is {data['tier']!r} but its game record "
-                f"says {None if tier is None else tier.value!r}"
+                f"the revealed record says the tier is {quoted(data['tier'])} but its game "
+                f"record says {quoted(None if tier is None else tier.value)}"
             )
         return revealed
 
@@ -1012,7 +1013,7 @@ class SessionService:
                 )
             return game
         if not isinstance(game, str):
-            raise ParameterError("game", f"game must be a registry name, not {game!r}")
+            raise ParameterError("game", f"game must be a registry name, not {quoted(game)}")
         if params is None:
             params = {}
         if not isinstance(params, Mapping):
@@ -1073,7 +1074,7 @@ class SessionService:
         :class:`~skillcheck.errors.ParseError` or :class:`~skillcheck.errors.IllegalMoveError`
         and changes nothing."""
         if not isinstance(code, str):
-            raise ParameterError("move", f"a move is given by its code, not {code!r}")
+            raise ParameterError("move", f"a move is given by its code, not {quoted(code)}")
 
         def step(stored: StoredCheck, live: _Live, now: datetime) -> _Change:
             state = live.state.copy()

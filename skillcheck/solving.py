@@ -21,7 +21,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from attrs import field, frozen
 
-from skillcheck.errors import ParameterError
+from skillcheck.errors import ParameterError, quoted
 
 __all__ = [
     "Bot",
@@ -149,7 +149,7 @@ def make_bot(game: PlayableGame[Any], name: str) -> Bot:
         return bots[name]()
     except KeyError:
         raise ParameterError(
-            "bot", f"unknown bot {name!r} for {game.title}: the bots are {', '.join(bots)}"
+            "bot", f"unknown bot {quoted(name)} for {game.title}: the bots are {', '.join(bots)}"
         ) from None
 
 

@@ -28,7 +28,7 @@ from typing import Any
 from attrs import frozen
 
 from skillcheck.engine import GAMES, Game
-from skillcheck.errors import ParameterError
+from skillcheck.errors import ParameterError, quoted
 from skillcheck.odds import (
     PERFECT_PLAY_STATES,
     add_result,
@@ -184,7 +184,9 @@ def generate(
     for a grid of the same options, seed and solver budget and plays only the deals it lacks
     (:func:`generate_grid`). ``progress(grid, done, total)`` follows each grid."""
     if name not in GAMES:
-        raise ParameterError("game", f"unknown game {name!r}: the games are {', '.join(GAMES)}")
+        raise ParameterError(
+            "game", f"unknown game {quoted(name)}: the games are {', '.join(GAMES)}"
+        )
     grids = gm_odds_of(name).grids
     if not grids:
         raise ParameterError("game", f"{name} declares no shipped odds tables")

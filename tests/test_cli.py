@@ -242,7 +242,7 @@ def test_illegal_move_prints_the_rule_and_changes_nothing(tmp_path: Path) -> Non
 def test_unreadable_move_and_move_number_out_of_range() -> None:
     result = run(["play", "three-towers", "--level", "4", "--seed", "2"], input=lines("xyz", "40"))
     out = flat(result.stdout)
-    assert "cannot read move 'xyz'" in out
+    assert 'cannot read move "xyz"' in out
     assert "there is no move 40" in out
 
 
@@ -333,14 +333,14 @@ def test_quota_larger_than_skill_exits_2(command: str) -> None:
 def test_unknown_suit_lists_the_suits() -> None:
     result = run(["play", "three-towers", "--suit", "stars", "--skill", "3", "--quota", "2"])
     assert result.exit_code == 2
-    assert "unknown suit 'stars'" in result.stderr
+    assert 'unknown suit "stars"' in result.stderr
     assert "moons, suns, waves, leaves, wyrms, knots" in result.stderr
 
 
 def test_unknown_game_lists_the_games() -> None:
     result = run(["play", "tri-peak"])
     assert result.exit_code == 2
-    assert "unknown game 'tri-peak'" in result.stderr and "three-towers" in result.stderr
+    assert 'unknown game "tri-peak"' in result.stderr and "three-towers" in result.stderr
 
 
 @pytest.mark.parametrize(
@@ -407,7 +407,7 @@ def test_deck_table() -> None:
 def test_unknown_deck_lists_the_decks() -> None:
     result = run(["deck", "tarot"])
     assert result.exit_code == 2
-    assert "unknown deck 'tarot'" in result.stderr and "decktet" in result.stderr
+    assert 'unknown deck "tarot"' in result.stderr and "decktet" in result.stderr
 
 
 def test_deal_with_a_seed_is_stable_and_matches_the_library() -> None:

@@ -82,7 +82,7 @@ def test_solve_by_seed_and_human_output() -> None:
     ("args", "message"),
     [
         (["--deal", "Author,Pact"], "missing"),
-        (["--deal", "Author,Bogus"], "unknown card 'Bogus'"),
+        (["--deal", "Author,Bogus"], 'unknown card "Bogus"'),
         (["--deal", "Author", "--quota", "2"], "--quota needs --suit"),
         (["--deal", "Author", "--seed", "3"], "either --deal or --seed"),
     ],
@@ -136,11 +136,11 @@ def test_odds_standard_table_per_level() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--suit", "moons", "--skill", "x"], "cannot read skill 'x'"),
+        (["--suit", "moons", "--skill", "x"], 'cannot read skill "x"'),
         (["--suit", "moons", "--level", "6..12"], "level must be from 2 to 9"),
-        (["--level", "4", "--bot", "perfect", "--bot", "psychic"], "unknown method 'psychic'"),
-        (["--level", "4", "--preset", "nope"], "unknown preset 'nope'"),
-        (["--suit", "moonz"], "unknown suit 'moonz'"),
+        (["--level", "4", "--bot", "perfect", "--bot", "psychic"], 'unknown method "psychic"'),
+        (["--level", "4", "--preset", "nope"], 'unknown preset "nope"'),
+        (["--suit", "moonz"], 'unknown suit "moonz"'),
     ],
 )
 def test_odds_bad_input(args: list[str], message: str) -> None:

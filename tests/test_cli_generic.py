@@ -259,7 +259,7 @@ def test_unknown_game_is_refused_by_every_command() -> None:
     for command in ("play", "deal", "solve", "autoplay", "odds"):
         result = run([command, "no-such-game"])
         assert result.exit_code == 2
-        assert "unknown game 'no-such-game'" in result.stderr
+        assert 'unknown game "no-such-game"' in result.stderr
         assert all(name in result.stderr for name in GAMES)
 
 

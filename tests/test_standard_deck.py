@@ -159,16 +159,16 @@ def test_each_deck_parses_its_own_codes() -> None:
 @pytest.mark.parametrize(
     ("text", "fragments"),
     [
-        ("ZZ", ["'ZZ'", "does not start with a rank", "AS, 10H"]),
-        ("AX", ["'X' is not a suit letter", "S, H, D, C"]),
-        ("11H", ["'11H'", "rank"]),
-        ("1S", ["'1S'"]),
+        ("ZZ", ['"ZZ"', "does not start with a rank", "AS, 10H"]),
+        ("AX", ['"X" is not a suit letter', "S, H, D, C"]),
+        ("11H", ['"11H"', "rank"]),
+        ("1S", ['"1S"']),
         ("", ["no card given"]),
         ("   ", ["no card given"]),
-        ("ace of spaces", ["'spaces' is not a suit", "spades, hearts, diamonds, clubs"]),
-        ("eleven of hearts", ["'eleven' is not a rank", "jack"]),
-        ("6MW", ["'6MW'", "'decktet' deck", "Lunatic"]),
-        ("AM", ["'M' is not a suit letter", "Ace of Moons"]),
+        ("ace of spaces", ['"spaces" is not a suit', "spades, hearts, diamonds, clubs"]),
+        ("eleven of hearts", ['"eleven" is not a rank', "jack"]),
+        ("6MW", ['"6MW"', '"decktet" deck', "Lunatic"]),
+        ("AM", ['"M" is not a suit letter', "Ace of Moons"]),
         ("lunatic", ["neither a card code nor a card name"]),
     ],
 )
@@ -219,9 +219,9 @@ def test_parse_standard_cards() -> None:
     assert parse_standard_cards(["AS", "TH", expected[2], "kd"]) == expected
     assert parse_standard_cards("") == ()
     assert STANDARD_DECK.parse_all("AS,10H QC KD") == expected
-    with pytest.raises(UnknownCardError, match="'spaces' is not a suit"):
+    with pytest.raises(UnknownCardError, match='"spaces" is not a suit'):
         parse_standard_cards("AS, ace of spaces")
-    with pytest.raises(UnknownCardError, match="'ZZ'"):
+    with pytest.raises(UnknownCardError, match='"ZZ"'):
         parse_standard_cards("AS ZZ KD")
 
 

@@ -50,7 +50,10 @@ def test_the_tiers_and_their_words() -> None:
         ({"critical_success": True, "critical_failure": -2}, "whole number"),
         ({"critical_success": 7, "critical_failure": None}, "whole number"),
         ({"critical_success": 7}, "critical_failure is missing"),
-        ({"critical_success": 7, "critical_failure": -2, "fumble": -9}, "unknown key tiers.fumble"),
+        (
+            {"critical_success": 7, "critical_failure": -2, "fumble": -9},
+            'unknown key "fumble" in tiers',
+        ),
         ([7, -2], "must be an object"),
     ],
 )
@@ -211,7 +214,7 @@ def test_verify_grades_the_record_again() -> None:
 def test_a_revealed_record_with_a_tampered_tier_is_refused() -> None:
     service, check = finished()
     data = service.record(check).to_dict()
-    with pytest.raises(ParseError, match="says the tier is 'success'"):
+    with pytest.raises(ParseError, match='says the tier is "success"'):
         RevealedRecord.from_dict({**data, "tier": "success"})
 
 

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from attrs import frozen
 
-from skillcheck.errors import UnknownDeckError
+from skillcheck.errors import UnknownDeckError, quoted
 
 __all__ = [
     "DECKS",
@@ -84,7 +84,7 @@ def deck_named(name: str) -> Deck:
         return DECKS[name]
     except KeyError:
         raise UnknownDeckError(
-            f"unknown deck {name!r}: the decks are {', '.join(sorted(DECKS))}"
+            f"unknown deck {quoted(name)}: the decks are {', '.join(sorted(DECKS))}"
         ) from None
 
 

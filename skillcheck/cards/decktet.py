@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from attrs import frozen
 
 from skillcheck.cards import Deck, register_deck
-from skillcheck.errors import UnknownCardError, UnknownSuitError
+from skillcheck.errors import UnknownCardError, UnknownSuitError, quoted
 
 __all__ = [
     "DECKTET",
@@ -65,7 +65,7 @@ class Suit(enum.Enum):
         if key == "wood":  # the old name of Leaves
             return cls.LEAVES
         valid = ", ".join(s.value for s in cls)
-        raise UnknownSuitError(f"unknown suit {text!r}: the suits are {valid}")
+        raise UnknownSuitError(f"unknown suit {quoted(text)}: the suits are {valid}")
 
 
 _SUIT_LETTERS = {
@@ -195,7 +195,7 @@ class Card:
         if found is None:
             names = ", ".join(c.short_name for c in DECKTET)
             raise UnknownCardError(
-                f"unknown card {text!r}: give a card name ({names}) or a code such as 2MK"
+                f"unknown card {quoted(text)}: give a card name ({names}) or a code such as 2MK"
             )
         return found
 
@@ -282,8 +282,8 @@ def split_codes(run: str) -> list[str]:
     codes = _CODE_RUN.findall(run)
     if "".join(codes).upper() != run.upper():
         raise UnknownCardError(
-            f"cannot read {run!r} as card codes: each code is a rank (A, 2-9, P, C, X) followed by "
-            "suit letters (M S W L Y K), or E for the Excuse"
+            f"cannot read {quoted(run)} as card codes: each code is a rank (A, 2-9, P, C, X) "
+            "followed by suit letters (M S W L Y K), or E for the Excuse"
         )
     return codes
 

@@ -22,7 +22,7 @@ from typing import Any
 from attrs import field, frozen
 
 from skillcheck.cards import DECKS, Deck, register_deck
-from skillcheck.errors import UnknownCardError, UnknownSuitError
+from skillcheck.errors import UnknownCardError, UnknownSuitError, quoted
 
 __all__ = [
     "STANDARD",
@@ -86,7 +86,7 @@ class StandardSuit(enum.Enum):
         found = _SUIT_LOOKUP.get(str(text).strip().lower())
         if found is None:
             raise UnknownSuitError(
-                f"unknown suit {text!r}: the suits of the standard deck are spades (S, ♠), "
+                f"unknown suit {quoted(text)}: the suits of the standard deck are spades (S, ♠), "
                 "hearts (H, ♥), diamonds (D, ♦) and clubs (C, ♣)"
             )
         return found
@@ -250,8 +250,8 @@ class PlayingCard:
             return STANDARD[13 * position + StandardRank(rank) - 1]
         except ValueError:
             raise UnknownCardError(
-                f"there is no rank {rank!r} in the standard deck: ranks run from 1 (Ace) to 13 "
-                "(King)"
+                f"there is no rank {quoted(rank)} in the standard deck: ranks run from 1 (Ace) to "
+                "13 (King)"
             ) from None
 
     @classmethod
@@ -305,7 +305,7 @@ _RANK_PREFIXES = {key[:-1] for key in _LOOKUP if " " not in key and key == key.l
 _ALLOWED = (
     "a card of the standard deck is a code, a rank (A, 2-10 or T, J, Q, K) then a suit letter "
     "(S, H, D, C) or symbol (♠ ♥ ♦ ♣), such as AS, 10H, TH, KD, or a name such as "
-    "'ace of spades', '10 of hearts', 'queen of clubs'"
+    '"ace of spades", "10 of hearts", "queen of clubs"'
 )
 
 
@@ -313,30 +313,30 @@ def _unknown_card_message(text: object) -> str:
     """Say what in ``text`` could not be read, what is allowed, and whether another deck has it."""
     key = _normalise(str(text))
     if not key:
-        return f"no card given ({text!r}): {_ALLOWED}"
+        return f"no card given ({quoted(text)}): {_ALLOWED}"
     words = key.split()
     if "of" in words:
         at = words.index("of")
         rank, suit = " ".join(words[:at]), " ".join(words[at + 1 :])
         problems = []
         if not rank:
-            problems.append("no rank before 'of' (ace, 2-10, jack, queen, king)")
+            problems.append('no rank before "of" (ace, 2-10, jack, queen, king)')
         elif not any(k.startswith(f"{rank} of ") for k in _LOOKUP):
-            problems.append(f"{rank!r} is not a rank (ace, 2-10, jack, queen, king)")
+            problems.append(f"{quoted(rank)} is not a rank (ace, 2-10, jack, queen, king)")
         if not suit:
-            problems.append("no suit after 'of' (spades, hearts, diamonds, clubs)")
+            problems.append('no suit after "of" (spades, hearts, diamonds, clubs)')
         elif suit not in _SUIT_LOOKUP:
-            problems.append(f"{suit!r} is not a suit (spades, hearts, diamonds, clubs)")
-        detail = "; ".join(problems) or "a card name is a rank, 'of' and a suit"
+            problems.append(f"{quoted(suit)} is not a suit (spades, hearts, diamonds, clubs)")
+        detail = "; ".join(problems) or 'a card name is a rank, "of" and a suit'
     elif len(key) > 1 and key[:-1] in _RANK_PREFIXES:
-        detail = f"{str(text).strip()[-1]!r} is not a suit letter (S, H, D, C)"
+        detail = f"{quoted(str(text).strip()[-1])} is not a suit letter (S, H, D, C)"
     elif key[:2] in _RANK_PREFIXES or key[:1] in _RANK_PREFIXES:
         detail = "a code is one rank and one suit letter"
     elif len(key) > 3:
         detail = "it is neither a card code nor a card name"
     else:
         detail = "it does not start with a rank (A, 2-10 or T, J, Q, K)"
-    message = f"unknown card {text!r}: {detail}; {_ALLOWED}"
+    message = f"unknown card {quoted(text)}: {detail}; {_ALLOWED}"
     other = _other_deck_hint(text)
     return f"{message} ({other})" if other else message
 
@@ -349,7 +349,7 @@ def _other_deck_hint(text: object) -> str | None:
             found = deck.parse(text)
         except Exception:  # a hint only: never let another deck's parser change the error
             continue
-        return f"{text!r} is {found.label} in the {deck.name!r} deck, not this one"
+        return f"{quoted(text)} is {found.label} in the {quoted(deck.name)} deck, not this one"
     return None
 
 

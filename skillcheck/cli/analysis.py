@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from skillcheck.engine import GAMES, Game
-from skillcheck.errors import ParameterError, ParseError, SkillcheckError
+from skillcheck.errors import ParameterError, ParseError, SkillcheckError, quoted
 from skillcheck.odds import (
     PERFECT,
     PERFECT_PLAY_STATES,
@@ -541,7 +541,7 @@ def _preset(cls: type[Game[Any]], name: str) -> Mapping[str, Any]:
     presets = game.odds_presets() if game is not None else {}
     if name not in presets:
         known = f"the presets are {', '.join(presets)}" if presets else "it has none"
-        raise ParameterError("preset", f"unknown preset {name!r} for {cls.title}: {known}")
+        raise ParameterError("preset", f"unknown preset {quoted(name)} for {cls.title}: {known}")
     return presets[name]
 
 
@@ -568,7 +568,7 @@ def _profile_deals(values: Sequence[str]) -> dict[str, int]:
         profile, count = profile.strip(), count.strip()
         if profile not in PROFILE_KEYS or not (count.isascii() and count.isdigit()):
             raise ParseError(
-                f"--deals {text!r} is not allowed: give PROFILE=N with PROFILE one of "
+                f"--deals {quoted(text)} is not allowed: give PROFILE=N with PROFILE one of "
                 f"{', '.join(PROFILE_KEYS)} and N a whole number (0 leaves the profile out)"
             )
         found[profile] = int(count)
@@ -622,7 +622,7 @@ def odds_tables(
         for name in names:
             if name not in GAMES:
                 raise ParameterError(
-                    "game", f"unknown game {name!r}: the games are {', '.join(GAMES)}"
+                    "game", f"unknown game {quoted(name)}: the games are {', '.join(GAMES)}"
                 )
         chosen = [n for n in (names or GAMES) if gm_odds_of(n).grids]
         override = _profile_deals(deals)

@@ -23,7 +23,7 @@ from attrs import frozen
 
 from skillcheck.cards import DECKS, Deck
 from skillcheck.engine import GAMES, Game, ParameterSpec, game_class
-from skillcheck.errors import ParseError, SkillcheckError
+from skillcheck.errors import ParseError, SkillcheckError, quoted
 from skillcheck.serialization import game_from_params
 from skillcheck.terminal import item_code
 
@@ -197,10 +197,11 @@ def parse_range(text: str, name: str) -> list[int]:
             values = [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
         raise ParseError(
-            f"cannot read {name} {text!r}: give a number, a range like 1..8, or a list like 2,4,6"
+            f"cannot read {name} {quoted(text)}: give a number, a range like 1..8, or a list "
+            "like 2,4,6"
         ) from None
     if not values:
-        raise ParseError(f"{name} {text!r} is empty: give a number, a range or a list")
+        raise ParseError(f"{name} {quoted(text)} is empty: give a number, a range or a list")
     return values
 
 
@@ -221,7 +222,7 @@ def read_values(
         elif spec.kind == "choice":
             values = [v.strip() for v in str(value).split(",") if v.strip()]
             if not values:
-                raise ParseError(f"{spec.name} {value!r} is empty: give one or more names")
+                raise ParseError(f"{spec.name} {quoted(value)} is empty: give one or more names")
         elif spec.kind == "cards":
             values = [read_cards(spec, value)]
         else:

@@ -20,7 +20,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from skillcheck.engine import Game, Move, State, UndoPolicy
-from skillcheck.errors import ParseError, SkillcheckError
+from skillcheck.errors import ParseError, SkillcheckError, quoted
 from skillcheck.terminal import Frontend
 
 from .common import fail, outcome_panel
@@ -117,8 +117,8 @@ def read_command(text: str, game: Game[Any], state: State[Any], moves: Sequence[
         other = f", or write the code as {spelled}" if spelled else ""
         return Command(
             "error",
-            error=f"{text!r} is ambiguous: it is both move number {text} ({numbered.code}) and "
-            f"the move code {coded.code}; type #{text} for the numbered move{other}",
+            error=f"{quoted(text)} is ambiguous: it is both move number {text} ({numbered.code}) "
+            f"and the move code {coded.code}; type #{text} for the numbered move{other}",
         )
     if numbered is not None and not state.is_legal(coded):
         return Command("move", numbered)

@@ -328,7 +328,7 @@ def test_edges_a_client_author_meets(client: TestClient[Any]) -> None:
     assert client.post(f"{url}/moves", json={"move": moves[0]}, headers=keyed).status_code == 200
     reused = client.post(f"{url}/moves", json={"move": "d2"}, headers=keyed)
     assert reused.status_code == 422
-    assert "'k1'" in reused.json()["detail"] and "player:" not in reused.json()["detail"]
+    assert '"k1"' in reused.json()["detail"] and "player:" not in reused.json()["detail"]
 
 
 def test_a_request_without_a_body_is_told_so(client: TestClient[Any]) -> None:

@@ -101,11 +101,11 @@ def test_a_cancelled_check_has_no_tier(client: TestClient[Any]) -> None:
     [
         ({"critical_success": 1, "critical_failure": 1}, "must be greater than"),
         ({"critical_success": -4, "critical_failure": 2}, "must be greater than"),
-        ({"critical_success": "5", "critical_failure": -2}, "tiers.critical_success '5'"),
+        ({"critical_success": "5", "critical_failure": -2}, 'tiers.critical_success "5"'),
         ({"critical_success": 5.0, "critical_failure": -2}, "tiers.critical_success 5.0"),
-        ({"critical_success": 5, "critical_failure": True}, "tiers.critical_failure True"),
+        ({"critical_success": 5, "critical_failure": True}, "tiers.critical_failure true"),
         ({"critical_success": 5}, "tiers.critical_failure is missing"),
-        ({"critical_success": 5, "critical_failure": -2, "fumble": 1}, "unknown key tiers.fumble"),
+        ({"critical_success": 5, "critical_failure": -2, "fumble": 1}, 'key "fumble" in tiers'),
     ],
 )
 def test_thresholds_are_refused_unless_whole_numbers_in_order(

@@ -37,7 +37,7 @@ from skillcheck.engine import (
     undo_policy,
     undo_spec,
 )
-from skillcheck.errors import ParameterError, ParseError, UnknownCardError
+from skillcheck.errors import ParameterError, ParseError, UnknownCardError, quoted
 from skillcheck.games.hanoy.search import (
     Key,
     column_sizes,
@@ -111,7 +111,7 @@ class HanoyMove(Move):
         match = _MOVE_CODE.match(str(code))
         if match is None:
             raise ParseError(
-                f"cannot read move {code!r}: a move is two column numbers 1-3, from and to, "
+                f"cannot read move {quoted(code)}: a move is two column numbers 1-3, from and to, "
                 "e.g. 13 (the exposed card of column 1 onto column 3)"
             )
         return cls(int(match.group(1)), int(match.group(2)))

@@ -32,7 +32,7 @@ from skillcheck.engine import (
     undo_policy,
     undo_spec,
 )
-from skillcheck.errors import ParameterError, ParseError
+from skillcheck.errors import ParameterError, ParseError, quoted
 from skillcheck.rng import Pcg32, validate_seed
 from skillcheck.serialization import converter
 
@@ -186,8 +186,8 @@ class TowerMove(Move):
         match = _MOVE_CODE.match(str(code))
         if match is None:
             raise ParseError(
-                f"cannot read move {code!r}: a move is d<N> (the deck's top card to tower N) or "
-                "<A><B> (the top card of tower A to tower B), e.g. d3 or 14"
+                f"cannot read move {quoted(code)}: a move is d<N> (the deck's top card to "
+                "tower N) or <A><B> (the top card of tower A to tower B), e.g. d3 or 14"
             )
         src, dst = match.groups()
         return cls(DECK if src.lower() == "d" else int(src), int(dst))

@@ -46,7 +46,7 @@ from skillcheck.engine import (
     undo_policy,
     undo_spec,
 )
-from skillcheck.errors import ParameterError, ParseError, UnknownCardError
+from skillcheck.errors import ParameterError, ParseError, UnknownCardError, quoted
 from skillcheck.games.tripeaks.layout import (
     COVERED_BY,
     POSITIONS,
@@ -145,8 +145,8 @@ class TripeaksMove(Move):
         if match is not None and int(match.group(1)) < POSITIONS:
             return cls(int(match.group(1)), "card")
         raise ParseError(
-            f"cannot read move {code!r}: a move is a position of the peaks, 0 to 27 (that card "
-            "onto the waste), s (deal the stock's top card onto the waste) or r (redeal: the "
+            f"cannot read move {quoted(code)}: a move is a position of the peaks, 0 to 27 (that "
+            "card onto the waste), s (deal the stock's top card onto the waste) or r (redeal: the "
             "waste turned over as a new stock)"
         )
 

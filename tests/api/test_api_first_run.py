@@ -1,0 +1,64 @@
+"""What a new user's first run of the HTTP API found: each section is one deviation, with
+tests that fail on the code before its fix (the section's comment says what the run saw)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from api_support import GAME, GM_KEY, PARAMS, bearer
+from litestar.testing import TestClient
+
+from api.db import CheckRow
+from skillcheck.engine import GAMES
+
+PROBLEM = "application/problem+json"
+GM = bearer(GM_KEY)
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "api.md"
+
+
+def problem(response: Any, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith(PROBLEM), response.headers
+    body: dict[str, Any] = response.json()
+    assert body["code"] == code and body["status"] == status and body["detail"], body
+    return body
+
+
+def check_count(client: TestClient[Any]) -> int:
+    engine = client.app.state.runtime.store.config.get_engine()
+    with engine.connect() as connection:
+        count = connection.execute(sa.select(sa.func.count()).select_from(CheckRow))
+        return int(count.scalar_one())
+
+
+def new_check(client: TestClient[Any]) -> dict[str, Any]:
+    made = client.post("/v1/checks", json={"game": GAME, "params": PARAMS, "seed": 7}, headers=GM)
+    assert made.status_code == 201, made.text
+    body: dict[str, Any] = made.json()
+    return body
+
+
+def post_raw(
+    client: TestClient[Any], path: str, raw: bytes, headers: dict[str, str], **extra: str
+) -> Any:
+    return client.post(path, content=raw, headers={**headers, **extra})
+
+
+# ---- 8. the games in registry order --------------------------------------------------------------
+# The creation's unknown-game listed the games sorted, everything else in registry order.
+
+
+def test_every_list_of_games_is_in_registry_order(client: TestClient[Any]) -> None:
+    order = ", ".join(g["name"] for g in client.get("/v1/games").json()["games"])
+    assert order == ", ".join(GAMES)
+    details = [
+        client.post("/v1/checks", json={"game": "poker"}, headers=GM).json()["detail"],
+        client.get("/v1/games/poker").json()["detail"],
+        client.get("/v1/odds", params={"game": "poker"}).json()["detail"],
+        client.get("/v1/calibrate", params={"game": "poker", "target": "0.5"}).json()["detail"],
+        client.post("/v1/checks", json={"params": {}}, headers=GM).json()["detail"],
+    ]
+    for detail in details:
+        assert order in detail, detail
