@@ -32,6 +32,7 @@ __all__ = [
     "JSON_SCHEMA_DIALECT",
     "check_params",
     "flat_params",
+    "parameter_name_at",
     "parameter_schema",
     "schema_errors",
     "spec_schema",
@@ -209,7 +210,7 @@ def _same(value: Any, choice: Any) -> bool:
     return type(value) is type(choice) and value == choice
 
 
-def _spec_at(game: type[Game[Any]], path: tuple[str, ...]) -> str:
+def parameter_name_at(game: type[Game[Any]], path: tuple[str, ...]) -> str:
     """The name of the parameter at ``path`` (or above it), else the path itself."""
     best: tuple[int, str] | None = None
     for spec in game.parameters():
@@ -231,7 +232,7 @@ def check_params(game: type[Game[Any]], params: Any) -> None:
     errors = schema_errors(parameter_schema(game), params)
     if errors:
         message = "; ".join(text for _, text in errors)
-        raise ParameterError(_spec_at(game, errors[0][0]), message)
+        raise ParameterError(parameter_name_at(game, errors[0][0]), message)
 
 
 def flat_params(game: type[Game[Any]], params: Mapping[str, Any]) -> dict[str, Any]:

@@ -7,15 +7,17 @@ type) registers them on :data:`converter` in its own module.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
+import attrs
 import cattrs
 
 from skillcheck.cards import DECKS, Deck
-from skillcheck.errors import ParameterError, SkillcheckError
+from skillcheck.errors import ParameterError, SkillcheckError, quoted
 from skillcheck.outcome import Tiers, UndoPolicy
 from skillcheck.registry import game_class
+from skillcheck.schema import parameter_name_at
 
 __all__ = ["converter", "first_domain_error", "game_from_params", "game_params"]
 
@@ -66,6 +68,9 @@ def game_from_params(name: str, params: dict[str, Any]) -> Any:
         domain = first_domain_error(exc)
         if domain is not None:
             raise domain from None
+        extra = next(_extra_keys(exc), None)
+        if extra is not None:
+            raise _extra_key_error(cls, params, *extra) from None
         allowed = ", ".join(p.name for p in cls.parameters() if p.name in _field_names(cls))
         detail = (
             "; ".join(cattrs.transform_error(exc))
@@ -78,9 +83,53 @@ def game_from_params(name: str, params: dict[str, Any]) -> Any:
 
 
 def _field_names(cls: type) -> set[str]:
-    import attrs
-
     return {f.name for f in attrs.fields(cls)}
+
+
+def _extra_keys(
+    exc: BaseException, path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], list[str], type]]:
+    """Where cattrs found members that the class being built does not take: ``(path of the
+    object, its extra members, the class)``, depth first (``variant`` of the standard kind
+    given a ``suit``: ``(("variant",), ["suit"], Standard)``)."""
+    if isinstance(exc, cattrs.ForbiddenExtraKeysError):
+        yield path, sorted(exc.extra_fields), exc.cl
+        return
+    if isinstance(exc, cattrs.ClassValidationError):
+        with_notes, without = exc.group_exceptions()
+        for inner, note in with_notes:
+            name = getattr(note, "name", None)
+            yield from _extra_keys(inner, (*path, str(name)) if name is not None else path)
+        for inner in without:
+            yield from _extra_keys(inner, path)
+
+
+def _extra_key_error(
+    cls: type, params: Any, path: tuple[str, ...], extra: list[str], built: type
+) -> ParameterError:
+    """Members the parameters do not take here, named by their path and the first one's
+    parameter (``suit`` for ``variant.suit``, as :func:`~skillcheck.schema.check_params` names
+    them), with what the object around them takes: ``variant.suit is not allowed with
+    variant.kind "standard": variant then takes only kind``."""
+    given: Any = params
+    for key in path:
+        given = given.get(key) if isinstance(given, dict) else None
+    fields = [f.name for f in attrs.fields(built)] if attrs.has(built) else []
+    # members read before the class was chosen (a tagged union's kind)
+    chosen = (
+        [k for k in given if k not in extra and k not in fields] if isinstance(given, dict) else []
+    )
+    keys = [".".join((*path, name)) for name in extra]
+    subject = f"{' and '.join(keys)} {'is' if len(keys) == 1 else 'are'} not allowed"
+    takes = ", ".join([*chosen, *fields]) or "nothing more"
+    if not path:
+        message = f"{subject}: the parameters are {takes}"
+    elif chosen:
+        by = ", ".join(f"{'.'.join((*path, k))} {quoted(given[k])}" for k in chosen)
+        message = f"{subject} with {by}: {'.'.join(path)} then takes only {takes}"
+    else:
+        message = f"{subject}: {'.'.join(path)} takes {takes}"
+    return ParameterError(parameter_name_at(cls, (*path, extra[0])), message)
 
 
 # Every game's undo parameter: a policy by name; True/False (records written when undo was a

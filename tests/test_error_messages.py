@@ -1,6 +1,7 @@
 """How the library's error messages quote what they were given (``skillcheck.errors.quoted``):
 spelt as JSON (``false``, ``null``, ``"moons"``, never Python's ``False`` or ``'moons'``), long
-values cut to their start and their length, lists of games in registry order."""
+values cut to their start and their length, lists of games in registry order, and a member a
+game's variant does not take named by its parameter in a plain sentence."""
 
 from __future__ import annotations
 
@@ -99,3 +100,29 @@ def test_an_unknown_game_lists_the_games_in_registry_order() -> None:
     with pytest.raises(UnknownGameError) as info:
         game_class("poker")
     assert info.value.message == f'unknown game "poker": the games are {", ".join(GAMES)}'
+
+
+@pytest.mark.parametrize(
+    ("params", "field", "message"),
+    [
+        (
+            {"variant": {"kind": "standard", "suit": "moons"}},
+            "suit",
+            'variant.suit is not allowed with variant.kind "standard": variant then takes '
+            "only kind",
+        ),
+        (
+            {"variant": {"kind": "ivory", "suit": "moons", "skill": 3, "quota": 2}},
+            "quota",
+            'variant.quota and variant.skill are not allowed with variant.kind "ivory": '
+            "variant then takes only kind, suit",
+        ),
+    ],
+)
+def test_a_member_the_variant_does_not_take_is_named_in_a_sentence(
+    params: dict[str, Any], field: str, message: str
+) -> None:
+    with pytest.raises(ParameterError) as info:
+        game_from_params("three-towers", params)
+    assert info.value.parameter == field
+    assert info.value.message == message

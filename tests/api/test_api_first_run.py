@@ -62,3 +62,19 @@ def test_every_list_of_games_is_in_registry_order(client: TestClient[Any]) -> No
     ]
     for detail in details:
         assert order in detail, detail
+
+
+# ---- the standard variant given a suit -----------------------------------------------------------
+# A standard variant given a suit was refused with field "params" and cattrs' words ("extra
+# fields found (suit) @ $.variant"): the field is the parameter now, in a sentence.
+
+
+def test_a_member_the_variant_does_not_take_is_named_as_the_parameter(
+    client: TestClient[Any],
+) -> None:
+    params = {"variant": {"kind": "standard", "suit": "moons"}}
+    answer = client.post("/v1/checks", json={"game": GAME, "params": params}, headers=GM)
+    body = problem(answer, 422, "invalid-parameter")
+    assert body["field"] == "suit", body
+    assert body["detail"].startswith("variant.suit is not allowed"), body["detail"]
+    assert '"standard"' in body["detail"] and "@" not in body["detail"], body["detail"]
