@@ -39,6 +39,7 @@ __all__ = [
     "problem_responses",
     "problem_type",
     "status_for",
+    "title_for",
 ]
 
 logger = logging.getLogger(__name__)
@@ -158,6 +159,18 @@ def problem_type(code: str) -> str:
     return PROBLEM_BASE + code
 
 
+def title_for(code: str, status: int) -> str:
+    """A problem's ``title``: one per ``code`` wherever it is raised (RFC 9457: the title does
+    not change from occurrence to occurrence). A code of the table takes the table's title,
+    whether the library raised it or the API itself (``invalid-parameter``, ``unknown-game``);
+    the API's own codes take their status's."""
+    if code in STATUS_BY_CODE:
+        return STATUS_BY_CODE[code][1]
+    if code == "validation-error":
+        return "Invalid request"
+    return _HTTP_CODES.get(status, ("http-error", "HTTP error"))[1]
+
+
 def status_for(error: SkillcheckError) -> tuple[int, str]:
     for cls in type(error).__mro__:
         code = getattr(cls, "code", None)
@@ -218,7 +231,7 @@ def domain_error_handler(
     if isinstance(exc, VersionConflictError):
         extra.update(expected_version=exc.expected, actual_version=exc.actual)
         if request.headers.get("if-match") is not None:
-            status, title = 412, "Precondition failed: the check is at another version"
+            status = 412  # the same problem (and title), answered as a failed precondition
     if status >= 500:
         logger.error("domain error %s on %s: %s", exc.code, request.url.path, exc.message)
     return problem_response(request, status, exc.code, title, detail, **extra)
@@ -227,14 +240,14 @@ def domain_error_handler(
 def http_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
     assert isinstance(exc, HTTPException)
     status = exc.status_code
-    code, title = _HTTP_CODES.get(status, ("http-error", "HTTP error"))
+    code = _HTTP_CODES.get(status, ("http-error", "HTTP error"))[0]
     extra: dict[str, Any] = {}
     detail = exc.detail
     if isinstance(exc, ApiProblem):
         code = exc.code
         extra.update(exc.extra_members)
     elif isinstance(exc, ValidationException):
-        code, title = "validation-error", "Invalid request"
+        code = "validation-error"
         errors = [
             {"field": _field_of(e), "message": _message_of(e)}
             for e in (exc.extra if isinstance(exc.extra, list) else [])
@@ -262,6 +275,7 @@ def http_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Respo
                 f"at most {limit} requests per {window} s from one address; "
                 f"retry in {reset or window} s"
             )
+    title = title_for(code, status)
     return problem_response(request, status, code, title, detail, headers=headers, **extra)
 
 
@@ -290,7 +304,7 @@ def missing_game_handler(
         request,
         422,
         "invalid-parameter",
-        "Invalid parameter",
+        title_for("invalid-parameter", 422),
         f"game is required: give the name of a game ({game_names()}; GET /v1/games lists them)",
         field="game",
     )

@@ -46,6 +46,48 @@ def post_raw(
     return client.post(path, content=raw, headers={**headers, **extra})
 
 
+# ---- 7. one title per code -----------------------------------------------------------------------
+# invalid-parameter had two titles ("Invalid parameter", "Unprocessable request"), and so
+# had unknown-game, version-conflict and validation-error: one title per code now.
+
+
+def test_every_code_has_one_title(client: TestClient[Any]) -> None:
+    check = new_check(client)
+    url, player = f"/v1/checks/{check['check_id']}", bearer(check["player_token"])
+    create = "/v1/checks"
+    answers = [
+        client.post(create, json={"game": GAME, "params": {**PARAMS, "level": 99}}, headers=GM),
+        client.post(create, json={"game": GAME, "tiers": {"critical_success": 1}}, headers=GM),
+        client.post(create, json={"game": GAME, "seed": -1}, headers=GM),
+        client.post(create, json={"game": GAME, "character": "a\x01"}, headers=GM),
+        client.post(create, json={"params": {}}, headers=GM),
+        client.post(f"{url}/undo", json={"expected_version": -1}, headers=player),
+        client.get("/v1/odds", params={"game": GAME, "suit": "stars"}),
+        client.post(create, json={"game": "poker"}, headers=GM),
+        client.get("/v1/games/poker"),
+        client.get("/v1/odds", params={"game": "poker"}),
+        client.get("/v1/checks/no-such-check", headers=GM),
+        client.post(f"{url}/moves", json={"move": "d1"}, headers={**player, "If-Match": '"5"'}),
+        client.post(f"{url}/moves", json={"move": "d1", "expected_version": 5}, headers=player),
+        client.post(create, json={"game": GAME, "bogus": 1}, headers=GM),
+        client.post(create, headers=GM),
+        client.get("/v1/checks", params={"limit": "0"}, headers=GM),
+    ]
+    titles: dict[str, set[str]] = {}
+    for answer in answers:
+        assert answer.status_code >= 400, answer.text
+        body = answer.json()
+        titles.setdefault(body["code"], set()).add(body["title"])
+    assert {
+        "invalid-parameter", "unknown-game", "check-not-found", "version-conflict",
+        "validation-error",
+    } <= set(titles)  # fmt: skip
+    assert all(len(found) == 1 for found in titles.values()), titles
+    assert titles["invalid-parameter"] == {"Invalid parameter"}
+    assert titles["version-conflict"] == {"Version conflict"}
+    assert titles["unknown-game"] == {"Unknown game"}
+
+
 # ---- 8. the games in registry order --------------------------------------------------------------
 # The creation's unknown-game listed the games sorted, everything else in registry order.
 
