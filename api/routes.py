@@ -291,8 +291,15 @@ def _expected_version(request: Request[Any, Any, Any], field: int | None) -> int
     from_header: int | None = None
     if header is not None:
         text = header.strip()
-        if text.startswith("W/"):
-            text = text[2:]
+        if text.startswith("W/"):  # RFC 9110 13.1.1: If-Match compares strongly
+            raise ApiProblem(
+                400,
+                "invalid-if-match",
+                'If-Match needs a strong ETag, the check\'s version in quotes such as "3": this '
+                'one is weak (W/"..."), and RFC 9110 compares If-Match strongly, so a weak ETag '
+                "never matches",
+                field="If-Match",
+            )
         from_header = _sequence_number(text.removeprefix('"').removesuffix('"'))
         if from_header is None:
             raise ApiProblem(

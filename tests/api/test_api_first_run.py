@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 from api_support import GAME, GM_KEY, PARAMS, bearer
 from litestar.testing import TestClient
@@ -44,6 +45,32 @@ def post_raw(
     client: TestClient[Any], path: str, raw: bytes, headers: dict[str, str], **extra: str
 ) -> Any:
     return client.post(path, content=raw, headers={**headers, **extra})
+
+
+# ---- 4. weak If-Match ----------------------------------------------------------------------------
+# If-Match: W/"0" (a weak ETag) matched; If-Match compares strongly (RFC 9110): 400.
+
+
+@pytest.mark.parametrize("tag", ['W/"0"', ' W/"0" ', 'W/"1"'])
+def test_a_weak_etag_in_if_match_is_refused_and_changes_nothing(
+    client: TestClient[Any], tag: str
+) -> None:
+    check = new_check(client)
+    url, player = f"/v1/checks/{check['check_id']}", bearer(check["player_token"])
+    move = check["view"]["legal_moves"][0]
+    answer = client.post(f"{url}/moves", json={"move": move}, headers={**player, "If-Match": tag})
+    body = problem(answer, 400, "invalid-if-match")
+    assert body["field"] == "If-Match" and body["title"] == "Bad request"
+    assert "strong" in body["detail"] and '"3"' in body["detail"], body["detail"]
+    assert client.get(url, headers=player).json()["version"] == 0
+    strong = client.post(f"{url}/moves", json={"move": move}, headers={**player, "If-Match": '"0"'})
+    assert strong.status_code == 200, strong.text
+
+
+def test_if_none_match_still_compares_weakly(client: TestClient[Any]) -> None:
+    check = new_check(client)
+    url, player = f"/v1/checks/{check['check_id']}", bearer(check["player_token"])
+    assert client.get(url, headers={**player, "If-None-Match": 'W/"0"'}).status_code == 304
 
 
 # ---- 7. one title per code -----------------------------------------------------------------------
