@@ -177,15 +177,18 @@ def _body_schemas(document: OpenAPI, bodies: list[type[msgspec.Struct]]) -> None
 
 def _document_refusals(operation: Operation) -> None:
     """An operation that reads a body or query parameters can refuse them: 400 (not JSON, too
-    deep, an unknown or missing field, out of range) and 422 (a wrong JSON type, a value the
-    rules refuse), whatever the handler declared."""
+    deep, an unknown or missing field, out of range), 415 (a body not sent as
+    ``application/json``) and 422 (a wrong JSON type, a value the rules refuse), whatever the
+    handler declared."""
     reads_query = any(
         isinstance(p, Parameter) and p.param_in == "query" for p in operation.parameters or ()
     )
     if not reads_query and operation.request_body is None:
         return
     responses = operation.responses if operation.responses is not None else {}
-    for status in (400, 422):
+    # a body not sent as application/json is refused before it is read (api/strict.py)
+    statuses = (400, 415, 422) if operation.request_body is not None else (400, 422)
+    for status in statuses:
         if str(status) not in responses:
             responses[str(status)] = OpenAPIResponse(
                 description=problem_description(status),

@@ -128,6 +128,7 @@ _WHEN: dict[int, str] = {
     409: "A version conflict (expected_version), or the check has ended, or no record yet",
     412: "If-Match names another version: nothing changed",
     413: "The request body is over the size limit",
+    415: "The body is not sent as JSON: its Content-Type must be application/json",
     422: "Refused by the rules or the parameters (illegal move, undo not allowed, bad parameter), "
     "or a value of the wrong JSON type (wrong-type: a string for a number, a number for a "
     "boolean; nothing is converted)",

@@ -4,6 +4,9 @@ Litestar converts leniently (``"7"`` → 7, ``"false"`` → False, ``6.0`` → 6
 The API does not: :func:`strict_request` runs before every handler (the app's
 ``before_request``, so before any token is looked at) and refuses, changing nothing,
 
+- a body not sent as JSON: its ``Content-Type`` must be ``application/json`` (parameters such
+  as ``; charset=utf-8`` allowed), else **415** ``unsupported-media-type``, before the body is
+  read as anything;
 - a body that is not JSON, or nested deeper than :data:`MAX_DEPTH` (**400** ``invalid-json``);
 - a body member of the wrong JSON type for the handler's ``data`` type: a boolean only from
   ``true``/``false``, an integer never from a float (not even ``2.0``) or a string, a string
@@ -32,8 +35,19 @@ import msgspec
 from litestar import Request
 
 from api.problems import ApiProblem
+from skillcheck.errors import quoted
 
-__all__ = ["MAX_DEPTH", "TEXT_PATTERN", "json_depth", "strict_request", "words_for_type"]
+__all__ = [
+    "JSON_MEDIA_TYPE",
+    "MAX_DEPTH",
+    "TEXT_PATTERN",
+    "json_depth",
+    "strict_request",
+    "words_for_type",
+]
+
+#: The one media type a request body is read as.
+JSON_MEDIA_TYPE = "application/json"
 
 #: The deepest nesting of arrays and objects a request body may have (a check's metadata is
 #: the deepest legitimate body; a few levels are plenty).
@@ -94,6 +108,26 @@ def _decode(raw: bytes) -> Any:
     if json_depth(value) > MAX_DEPTH:
         raise _invalid_json(f"the body nests deeper than {MAX_DEPTH} levels")
     return value
+
+
+def _check_media_type(request: Request[Any, Any, Any]) -> None:
+    """A body is read only as JSON: its ``Content-Type`` must say ``application/json``
+    (parameters such as ``; charset=utf-8`` allowed; JSON is UTF-8 whatever they say). Anything
+    else, or none, is **415**: the server never guesses what a body is."""
+    header = request.headers.get("content-type")
+    media = (header or "").split(";", 1)[0].strip().lower()
+    if media == JSON_MEDIA_TYPE:
+        return
+    sent = (
+        f"Content-Type {quoted(header.strip())}" if header and header.strip() else "no Content-Type"
+    )
+    raise ApiProblem(
+        415,
+        "unsupported-media-type",
+        f"the body must be JSON sent with Content-Type: {JSON_MEDIA_TYPE}; this request has {sent}",
+        field="Content-Type",
+        headers={"Accept-Post": JSON_MEDIA_TYPE},
+    )
 
 
 #: Text a person wrote (a label, a reason): no control characters but tab and newline. Body
@@ -205,4 +239,6 @@ async def strict_request(request: Request[Any, Any, Any]) -> None:
     if data is None or request.method in ("GET", "HEAD", "OPTIONS"):
         return
     raw = await request.body()
+    if raw.strip():
+        _check_media_type(request)
     _check_body(raw, data.annotation, optional=data.has_default or data.is_optional)

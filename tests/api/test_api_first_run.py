@@ -3,6 +3,8 @@ tests that fail on the code before its fix (the section's comment says what the 
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,110 @@ def post_raw(
     client: TestClient[Any], path: str, raw: bytes, headers: dict[str, str], **extra: str
 ) -> Any:
     return client.post(path, content=raw, headers={**headers, **extra})
+
+
+# ---- 2. Content-Type -----------------------------------------------------------------------------
+# A JSON body sent as text/plain or with no Content-Type was read as JSON: 415 now.
+
+BODY = json.dumps({"game": GAME, "params": PARAMS}).encode()
+
+
+@pytest.mark.parametrize(
+    ("content_type", "named"),
+    [
+        (None, "no Content-Type"),
+        ("text/plain", '"text/plain"'),
+        ("text/plain; charset=utf-8", '"text/plain; charset=utf-8"'),
+        ("application/x-www-form-urlencoded", '"application/x-www-form-urlencoded"'),
+        ("application/merge-patch+json", '"application/merge-patch+json"'),
+        ("application/jsonx", '"application/jsonx"'),
+    ],
+)
+def test_a_body_not_sent_as_json_is_415_and_creates_nothing(
+    client: TestClient[Any], content_type: str | None, named: str
+) -> None:
+    before = check_count(client)
+    headers = dict(GM)
+    if content_type is not None:
+        headers["Content-Type"] = content_type
+    else:
+        headers["Content-Type"] = ""  # httpx sends none for raw bytes; say so outright
+    answer = post_raw(client, "/v1/checks", BODY, headers)
+    body = problem(answer, 415, "unsupported-media-type")
+    assert body["field"] == "Content-Type" and body["title"] == "Unsupported media type"
+    assert named in body["detail"] and "application/json" in body["detail"], body["detail"]
+    assert answer.headers["accept-post"] == "application/json"
+    assert check_count(client) == before
+
+
+def test_no_content_type_at_all_is_415(client: TestClient[Any]) -> None:
+    """httpx adds no Content-Type to raw bytes: the request as curl --data-binary would send
+    it without -H."""
+    answer = client.post("/v1/checks", content=BODY, headers=GM)
+    assert "content-type" not in answer.request.headers
+    assert "no Content-Type" in problem(answer, 415, "unsupported-media-type")["detail"]
+
+
+@pytest.mark.parametrize(
+    "content_type", ["application/json", "application/json; charset=utf-8", "Application/JSON"]
+)
+def test_json_with_parameters_or_in_any_case_is_read(
+    client: TestClient[Any], content_type: str
+) -> None:
+    answer = post_raw(client, "/v1/checks", BODY, GM, **{"Content-Type": content_type})
+    assert answer.status_code == 201, answer.text
+
+
+def test_actions_are_refused_unread_and_a_bodiless_action_needs_no_type(
+    client: TestClient[Any],
+) -> None:
+    check = new_check(client)
+    url, player = f"/v1/checks/{check['check_id']}", bearer(check["player_token"])
+    move = check["view"]["legal_moves"][0]
+    raw = json.dumps({"move": move}).encode()
+    refused = post_raw(client, f"{url}/moves", raw, player, **{"Content-Type": "text/plain"})
+    problem(refused, 415, "unsupported-media-type")
+    assert client.get(url, headers=player).json()["version"] == 0
+    conceded = client.post(f"{url}/concede", headers=player)  # no body, no Content-Type
+    assert conceded.status_code == 200, conceded.text
+
+
+def test_every_operation_with_a_body_refuses_text_and_documents_415(
+    client: TestClient[Any],
+) -> None:
+    check = new_check(client)
+    document = client.get("/schema/openapi.json").json()
+    bodied = [
+        (path, post)
+        for path, item in document["paths"].items()
+        if (post := item.get("post")) is not None and "requestBody" in post
+    ]
+    assert len(bodied) >= 7
+    for path, post in bodied:
+        assert "415" in post["responses"], path
+        answer = post_raw(
+            client, path.replace("{check_id}", check["check_id"]), b"{}", GM,
+            **{"Content-Type": "text/plain"},
+        )  # fmt: skip
+        problem(answer, 415, "unsupported-media-type")
+
+
+def test_the_clients_in_the_repository_send_json_as_json() -> None:
+    """Every client here that sends a body says application/json (the 415 would break it)."""
+    root = Path(__file__).resolve().parents[2]
+    clients = [
+        root / "api/static/api.js",
+        root / "examples/foundry/skillcheck-macro.js",
+        root / "examples/foundry/skillcheck/scripts/client.mjs",
+        root / "examples/owlbear/skillcheck.js",
+        root / "api/docs_page.py",
+    ]
+    for path in clients:
+        text = path.read_text()
+        assert re.search(r"""["']Content-Type["']\]? *[:=] *["']application/json["']""", text), path
+    script = (root / "examples/http/quickstart.sh").read_text()
+    with_body = [c for c in script.split("curl -sS")[1:] if " -d " in c or "--data" in c]
+    assert with_body and all("Content-Type: application/json" in c for c in with_body)
 
 
 # ---- 4. weak If-Match ----------------------------------------------------------------------------

@@ -5,8 +5,9 @@ number of checks, are what they were).
 The endpoints and their body members are read from the OpenAPI document, so an endpoint added
 later is fuzzed with no edit here. Bodies are valid-ish (the endpoint's own members with values
 of every JSON type) or hostile: unknown members, deep nesting, huge and odd numbers, any
-Unicode (lone surrogates included), invalid UTF-8, truncated JSON, with fuzzed ``If-Match`` and
-``Idempotency-Key`` headers. The app is the real one on a temporary SQLite file.
+Unicode (lone surrogates included), invalid UTF-8, truncated JSON, with fuzzed ``If-Match``,
+``Idempotency-Key`` and ``Content-Type`` headers. The app is the real one on a temporary SQLite
+file.
 """
 
 from __future__ import annotations
@@ -131,6 +132,10 @@ HEADERS = st.fixed_dictionaries(
     optional={
         "If-Match": HEADER.map(lambda t: t.encode("latin-1")),
         "Idempotency-Key": HEADER.map(lambda t: t.encode("latin-1")),
+        # the body's type: JSON (with parameters) or not (415, which changes nothing either)
+        "Content-Type": st.sampled_from(
+            [b"application/json; charset=utf-8", b"text/plain", b"", b"application/x-json"]
+        ),
     },
 )
 
