@@ -7,7 +7,8 @@ The API does not: :func:`strict_request` runs before every handler (the app's
 - a body not sent as JSON: its ``Content-Type`` must be ``application/json`` (parameters such
   as ``; charset=utf-8`` allowed), else **415** ``unsupported-media-type``, before the body is
   read as anything;
-- a body that is not JSON, or nested deeper than :data:`MAX_DEPTH` (**400** ``invalid-json``);
+- a body that is not JSON, that names a member twice in one object (JSON parsers disagree on
+  which one counts), or that nests deeper than :data:`MAX_DEPTH` (**400** ``invalid-json``);
 - a body member of the wrong JSON type for the handler's ``data`` type: a boolean only from
   ``true``/``false``, an integer never from a float (not even ``2.0``) or a string, a string
   never from a number (**422** ``wrong-type`` naming the field path and the type expected);
@@ -27,6 +28,7 @@ what was checked here.
 
 from __future__ import annotations
 
+import json
 import re
 import types
 from typing import Any, Union, get_args, get_origin
@@ -98,6 +100,41 @@ def _invalid_json(detail: str) -> ApiProblem:
     return ApiProblem(400, "invalid-json", detail, field="body")
 
 
+class _DuplicateMember(Exception):
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> None:
+    """``json``'s ``object_pairs_hook``, called for every object at every level: refuse a name
+    given twice. Nothing is built (the value was decoded already)."""
+    seen: set[str] = set()
+    for name, _ in pairs:
+        if name in seen:
+            raise _DuplicateMember(name)
+        seen.add(name)
+
+
+def _ignore(_text: str) -> None:
+    return None
+
+
+def _check_duplicates(raw: bytes) -> None:
+    """Refuse an object that names a member twice (``{"game": "a", "game": "b"}``): msgspec,
+    like most parsers, keeps the last one silently, and another reader could keep the first.
+    Run after msgspec accepted the body (valid JSON, at most :data:`MAX_DEPTH` deep), so this
+    second reading meets nothing but well-formed JSON; numbers are not even converted."""
+    try:
+        json.loads(raw, object_pairs_hook=_no_duplicates, parse_int=_ignore, parse_float=_ignore)
+    except _DuplicateMember as exc:
+        raise _invalid_json(
+            f"the body names the member {quoted(exc.name)} twice in one object: give each "
+            "member once"
+        ) from None
+    except ValueError as exc:  # never expected after msgspec; refused all the same, not a 500
+        raise _invalid_json(f"the body is not valid JSON: {exc}") from None
+
+
 def _decode(raw: bytes) -> Any:
     try:
         value = msgspec.json.decode(raw)
@@ -107,6 +144,7 @@ def _decode(raw: bytes) -> Any:
         raise _invalid_json(f"the body is not valid JSON: {exc}") from None
     if json_depth(value) > MAX_DEPTH:
         raise _invalid_json(f"the body nests deeper than {MAX_DEPTH} levels")
+    _check_duplicates(raw)
     return value
 
 

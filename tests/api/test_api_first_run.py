@@ -153,6 +153,53 @@ def test_the_clients_in_the_repository_send_json_as_json() -> None:
     assert with_body and all("Content-Type: application/json" in c for c in with_body)
 
 
+# ---- 3. duplicate members ------------------------------------------------------------------------
+# {"game": "poker", "game": "hanoy"} was read as hanoy (the last one won): 400 invalid-json
+# naming the member, at every level.
+
+
+@pytest.mark.parametrize(
+    ("raw", "member"),
+    [
+        (b'{"game": "poker", "game": "hanoy"}', "game"),
+        (b'{"game": "three-towers", "g\\u0061me": "hanoy"}', "game"),
+        (
+            b'{"game": "three-towers", "params": {"variant": '
+            b'{"kind": "quota", "suit": "moons", "suit": "suns", "skill": 3, "quota": 3}}}',
+            "suit",
+        ),
+        (b'{"game": "three-towers", "metadata": {"a": [{"b": {"c": 1, "c": 2}}]}}', "c"),
+    ],
+    ids=["top", "escaped", "params", "metadata"],
+)
+def test_a_member_named_twice_is_invalid_json_at_every_level(
+    client: TestClient[Any], raw: bytes, member: str
+) -> None:
+    before = check_count(client)
+    answer = post_raw(client, "/v1/checks", raw, GM, **{"Content-Type": "application/json"})
+    body = problem(answer, 400, "invalid-json")
+    assert f'"{member}" twice' in body["detail"] and body["field"] == "body", body["detail"]
+    assert check_count(client) == before
+
+
+def test_the_same_name_in_two_objects_is_fine(client: TestClient[Any]) -> None:
+    raw = json.dumps({"game": GAME, "params": PARAMS, "metadata": {"a": {"x": 1}, "b": {"x": 2}}})
+    answer = post_raw(
+        client, "/v1/checks", raw.encode(), GM, **{"Content-Type": "application/json"}
+    )
+    assert answer.status_code == 201, answer.text
+
+
+def test_a_duplicate_in_a_move_is_refused_before_the_move(client: TestClient[Any]) -> None:
+    check = new_check(client)
+    url, player = f"/v1/checks/{check['check_id']}", bearer(check["player_token"])
+    first, second = check["view"]["legal_moves"][:2]
+    raw = f'{{"move": "{first}", "move": "{second}"}}'.encode()
+    refused = post_raw(client, f"{url}/moves", raw, player, **{"Content-Type": "application/json"})
+    assert '"move" twice' in problem(refused, 400, "invalid-json")["detail"]
+    assert client.get(url, headers=player).json()["version"] == 0
+
+
 # ---- 4. weak If-Match ----------------------------------------------------------------------------
 # If-Match: W/"0" (a weak ETag) matched; If-Match compares strongly (RFC 9110): 400.
 
