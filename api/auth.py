@@ -22,6 +22,7 @@ from litestar import Request
 from api.problems import ApiProblem
 from api.settings import Settings
 from api.store import SqlCheckStore
+from skillcheck.errors import quoted
 
 __all__ = ["Role", "check_role", "gm_key_digest", "new_token", "require", "sha256_hex"]
 
@@ -111,7 +112,7 @@ def check_role(
     raise ApiProblem(
         404,
         "check-not-found",
-        f"there is no check {check_id!r} that this token can reach",
+        f"there is no check {quoted(check_id)} that this token can reach",
     )
 
 

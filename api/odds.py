@@ -46,7 +46,7 @@ from api.observed import ObservedBody, observed, observed_body
 from api.problems import ApiProblem, game_names, missing_game_handler, problem_responses
 from skillcheck.calibrate import choices_of, choose, plan, shipped_choices
 from skillcheck.engine import GAMES, Game, ParameterSpec
-from skillcheck.errors import ParameterError, UnknownGameError
+from skillcheck.errors import ParameterError, UnknownGameError, quoted
 from skillcheck.odds import OddsCell, game_from_options, methods_of, odds
 from skillcheck.profiles import PROFILE_KEYS, ProfileOdds, profile_methods, summary
 from skillcheck.schema import check_params, flat_params
@@ -424,13 +424,15 @@ def _value(spec: ParameterSpec, text: str) -> Any:
     if spec.kind == "int":
         if not _WHOLE_NUMBER.fullmatch(text.strip()):
             raise ParameterError(
-                spec.name, f"{spec.name} {text!r} is not allowed: {spec.name} is a whole number"
+                spec.name,
+                f"{spec.name} {quoted(text)} is not allowed: {spec.name} is a whole number",
             )
         return int(text)
     if spec.kind == "bool":
         if text.strip().lower() not in ("true", "false"):
             raise ParameterError(
-                spec.name, f"{spec.name} {text!r} is not allowed: {spec.name} is true or false"
+                spec.name,
+                f"{spec.name} {quoted(text)} is not allowed: {spec.name} is true or false",
             )
         return text.strip().lower() == "true"
     if spec.kind == "cards":
@@ -444,7 +446,7 @@ def read_options(
     """The game's options in a query, read strictly by their kinds: those given once (fixed)
     and those given more than once (axes); raises :class:`ParameterError` naming the option."""
     if game not in GAMES:
-        raise UnknownGameError(f"unknown game {game!r}: the games are {game_names()}")
+        raise UnknownGameError(f"unknown game {quoted(game)}: the games are {game_names()}")
     cls = GAMES[game]
     specs = {spec.name: spec for spec in cls.parameters()}
     values: dict[str, list[Any]] = {}
@@ -455,7 +457,7 @@ def read_options(
         if spec is None:
             raise ParameterError(
                 name,
-                f"unknown option {name!r}: the options of {game} are {', '.join(specs)} "
+                f"unknown option {quoted(name)}: the options of {game} are {', '.join(specs)} "
                 f"(and {', '.join(OWN_PARAMETERS)})",
             )
         value = _value(spec, text)

@@ -45,6 +45,7 @@ import skillcheck.games  # noqa: F401  (registers the built-in and plug-in games
 from api.problems import PROBLEM_JSON, Problem, problem_responses
 from skillcheck.cards import DECKTET, Suit, deck_named
 from skillcheck.engine import GAMES
+from skillcheck.errors import quoted
 
 __all__ = [
     "ASSETS",
@@ -314,7 +315,7 @@ def gm_page(request: Request[Any, Any, Any]) -> Response[str]:
 def _asset(build: str, name: str) -> Response[bytes]:
     asset = ASSETS.get(name)
     if asset is None:
-        raise NotFoundException(f"no page asset {name!r}")
+        raise NotFoundException(f"no page asset {quoted(name)}")
     return Response(
         asset.body,
         media_type=asset.media_type,

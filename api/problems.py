@@ -8,9 +8,11 @@ and ``errors``.
 
 from __future__ import annotations
 
+import enum
 import logging
 import re
-from typing import Any
+import types
+from typing import Any, Literal, Union, get_args, get_origin
 
 import msgspec
 from litestar import Request, Response
@@ -20,11 +22,13 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from skillcheck.engine import GAMES
 from skillcheck.errors import (
+    QUOTE_LIMIT,
     IdempotencyConflictError,
     IdempotencyKeyExistsError,
     ParameterError,
     SkillcheckError,
     VersionConflictError,
+    quoted,
 )
 
 __all__ = [
@@ -203,6 +207,8 @@ def problem_response(
     headers: dict[str, str] | None = None,
     **extra: Any,
 ) -> Response[dict[str, Any]]:
+    if isinstance(extra.get("field"), str):
+        extra["field"] = _field_name(extra["field"])
     body: dict[str, Any] = {
         "type": problem_type(code),
         "title": title,
@@ -249,16 +255,16 @@ def http_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Respo
         extra.update(exc.extra_members)
     elif isinstance(exc, ValidationException):
         code = "validation-error"
-        errors = [
-            {"field": _field_of(e), "message": _message_of(e)}
+        read = [
+            (_field_name(_field_of(e)), *_message_of(request, e))
             for e in (exc.extra if isinstance(exc.extra, list) else [])
             if isinstance(e, dict)
         ]
-        if errors:
-            extra["errors"] = errors
-            extra["field"] = errors[0]["field"]
+        if read:
+            extra["errors"] = [{"field": field, "message": text} for field, text, _ in read]
+            extra["field"] = read[0][0]
             detail = "; ".join(
-                f"{e['field']}: {e['message']}" if e["field"] else e["message"] for e in errors
+                f"{field}: {text}" if field and not named else text for field, text, named in read
             )
     headers = dict(exc.headers or {})
     if status == 413:
@@ -311,19 +317,79 @@ def missing_game_handler(
     )
 
 
-def _message_of(error: dict[str, Any]) -> str:
+#: What Litestar and msgspec say of a value or member they refuse, in their own spelling.
+_ENUM_VALUE = re.compile(r"Invalid enum value (?P<q>['\"])(?P<value>.*)(?P=q)", re.DOTALL)
+_UNKNOWN_FIELD = re.compile(
+    r"Object contains unknown field `(?P<name>.*?)`(?: - at `\$\.?(?P<at>[^`]*)`)?", re.DOTALL
+)
+
+
+def _message_of(request: Request[Any, Any, Any], error: dict[str, Any]) -> tuple[str, bool]:
+    """A validation message for people, and whether it names its field itself: the value or
+    member refused quoted as JSON and cut short (:func:`skillcheck.errors.quoted`), with what
+    is allowed there when the handler's declared types say it (a query parameter's choices, a
+    body's members)."""
     message = str(error.get("message") or "")
-    if error.get("key") == "data" and message.strip("'\"") == "data":
-        return "the request has no body: send a JSON object (Content-Type: application/json)"
-    return message
+    key = str(error.get("key") or "")
+    if key == "data" and message.strip("'\"") == "data":
+        return "the request has no body: send a JSON object (Content-Type: application/json)", True
+    found = _ENUM_VALUE.fullmatch(message)
+    if found is not None:
+        choices = _declared_choices(request, key)
+        allowed = f": {key} is one of {', '.join(choices)}" if choices else ""
+        sent = request.query_params.get(key, found["value"])  # as sent, not as Python wrote it
+        return f"{key} {quoted(sent)} is not allowed{allowed}", True
+    found = _UNKNOWN_FIELD.fullmatch(message)
+    if found is not None:
+        members = _declared_members(request) if not found["at"] else []
+        allowed = f": the body's members are {', '.join(members)}" if members else ""
+        where = f" in {found['at']}" if found["at"] else ""
+        return f"unknown member {quoted(found['name'])}{where}{allowed}", True
+    return message, False
+
+
+def _declared(request: Request[Any, Any, Any], name: str) -> Any:
+    """The annotation the handler declares for its parameter ``name`` (``X | None`` → ``X``)."""
+    parameter = request.route_handler.parsed_fn_signature.parameters.get(name)
+    annotation = getattr(parameter, "annotation", None)
+    if get_origin(annotation) in (Union, types.UnionType):
+        rest = [a for a in get_args(annotation) if a is not type(None)]
+        annotation = rest[0] if len(rest) == 1 else annotation
+    return annotation
+
+
+def _declared_choices(request: Request[Any, Any, Any], name: str) -> list[str]:
+    annotation = _declared(request, name)
+    if get_origin(annotation) is Literal:
+        return [str(choice) for choice in get_args(annotation)]
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return [str(member.value) for member in annotation]
+    return []
+
+
+def _declared_members(request: Request[Any, Any, Any]) -> list[str]:
+    annotation = _declared(request, "data")
+    if isinstance(annotation, type) and issubclass(annotation, msgspec.Struct):
+        return list(annotation.__struct_fields__)
+    return []
+
+
+def _field_name(name: str) -> str:
+    """A ``field`` as a problem names it: a name the client made up (an unknown member or
+    option) is cut as :func:`skillcheck.errors.quoted` cuts values, not echoed whole."""
+    return name if len(name) <= QUOTE_LIMIT else f"{name[:QUOTE_LIMIT]}…"
 
 
 def _field_of(error: dict[str, Any]) -> str:
     """The body field a validation message is about: msgspec says ``... - at `$.move```."""
-    found = re.search(r"at `\$\.([^`]+)`", str(error.get("message") or ""))
+    message = str(error.get("message") or "")
+    found = _UNKNOWN_FIELD.fullmatch(message)
+    if found is not None:
+        return found["name"] if not found["at"] else f"{found['at']}.{found['name']}"
+    found = re.search(r"at `\$\.([^`]+)`", message)
     if found:
         return found.group(1)
-    found = re.search(r"(?:unknown|required) field `([^`]+)`", str(error.get("message") or ""))
+    found = re.search(r"required field `([^`]+)`", message)
     if found:
         return found.group(1)
     return str(error.get("key") or "")

@@ -74,7 +74,7 @@ from api.webhooks import (
     validate_callback_url,
 )
 from skillcheck.engine import GAMES, Game, ParameterSpec, game_class
-from skillcheck.errors import SkillcheckError
+from skillcheck.errors import SkillcheckError, quoted
 from skillcheck.profiles import profile_methods
 from skillcheck.rng import MAX_SEED
 from skillcheck.schema import check_params, parameter_schema
@@ -305,8 +305,8 @@ def _expected_version(request: Request[Any, Any, Any], field: int | None) -> int
             raise ApiProblem(
                 400,
                 "invalid-if-match",
-                f"If-Match must be the check's ETag (its version in quotes, e.g. '\"3\"', a "
-                f"whole number up to {MAX_SEQUENCE}), not {header!r}",
+                f'If-Match must be the check\'s ETag (its version in quotes, e.g. "3", a whole '
+                f"number up to {MAX_SEQUENCE}), not {quoted(header)}",
                 field="If-Match",
             )
     if from_header is not None and field is not None and from_header != field:
@@ -501,7 +501,7 @@ class GamesController(Controller):
         methods. An unknown name is 404 ``unknown-game``, naming the games."""
         if name not in GAMES:
             raise ApiProblem(
-                404, "unknown-game", f"unknown game {name!r}: the games are {game_names()}"
+                404, "unknown-game", f"unknown game {quoted(name)}: the games are {game_names()}"
             )
         return _detail(name, GAMES[name])
 
@@ -906,7 +906,7 @@ def _reissue(
     require(role, Role.GM, action=f"re-issuing the {which} token")
     token = new_token(_PREFIXES[which])
     if not rt.store.rotate_token(check_id, which, sha256_hex(token)):
-        raise ApiProblem(404, "check-not-found", f"there is no check {check_id!r}")
+        raise ApiProblem(404, "check-not-found", f"there is no check {quoted(check_id)}")
     # Every open stream of the check asks again; every process drops its cached credentials.
     _bridge(request).publish((ACCESS_CHANGED, channel_for(check_id)), (check_id, ACCESS_CHANNEL))
     base = rt.settings.public_url or str(request.scope.get("root_path") or "").rstrip("/")
@@ -930,7 +930,7 @@ def _change_id(request: Request[Any, Any, Any]) -> Any:
             400,
             "invalid-last-event-id",
             f"Last-Event-ID must be the id of a message of this stream (a whole number up to "
-            f"{MAX_CHANGE_ID}), not {header!r}",
+            f"{MAX_CHANGE_ID}), not {quoted(header)}",
             field="Last-Event-ID",
         )
     return time_of_change_id(int(text))
@@ -946,7 +946,7 @@ def _last_event_id(request: Request[Any, Any, Any]) -> int:
             400,
             "invalid-last-event-id",
             f"Last-Event-ID must be an event's sequence number (a whole number up to "
-            f"{MAX_SEQUENCE}), not {header!r}",
+            f"{MAX_SEQUENCE}), not {quoted(header)}",
             field="Last-Event-ID",
         )
     return number

@@ -7,6 +7,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from skillcheck.errors import quoted
+
 __all__ = ["DEFAULT_DATABASE_URL", "DEFAULT_RATE_LIMIT", "Settings", "parse_rate_limit"]
 
 DEFAULT_DATABASE_URL = "sqlite:///./skillcheck.sqlite3"
@@ -33,8 +35,8 @@ def parse_rate_limit(value: str | None) -> tuple[str, int] | None:
     count, _, unit = text.partition("/")
     if not count.strip().isdigit() or int(count) < 1 or unit.strip() not in _RATE_UNITS:
         raise ValueError(
-            f"SKILLCHECK_RATE_LIMIT={value!r} is not a rate limit: write <requests>/<unit> with "
-            f"a unit among {', '.join(_RATE_UNITS)} (e.g. '1200/minute'), or 'off'"
+            f"SKILLCHECK_RATE_LIMIT={quoted(value)} is not a rate limit: write <requests>/<unit> "
+            f'with a unit among {", ".join(_RATE_UNITS)} (e.g. "1200/minute"), or "off"'
         )
     return unit.strip(), int(count)
 
@@ -50,7 +52,7 @@ def _positive(env: Mapping[str, str], name: str, default: int) -> int:
     if not value:
         return default
     if not value.isascii() or not value.isdigit() or int(value) < 1:
-        raise ValueError(f"{name}={value!r} is not a positive whole number")
+        raise ValueError(f"{name}={quoted(value)} is not a positive whole number")
     return int(value)
 
 
@@ -62,7 +64,9 @@ def _positive_seconds(env: Mapping[str, str], name: str, default: float) -> floa
     if not value:
         return default
     if not _SECONDS.fullmatch(value) or float(value) <= 0:
-        raise ValueError(f"{name}={value!r} is not a positive number of seconds (as 1800 or 0.5)")
+        raise ValueError(
+            f"{name}={quoted(value)} is not a positive number of seconds (as 1800 or 0.5)"
+        )
     return float(value)
 
 

@@ -266,7 +266,11 @@ def _check_query(request: Request[Any, Any, Any]) -> None:
 
 def _refuse_query(key: str, text: str, expected: str) -> None:
     raise ApiProblem(
-        422, "wrong-type", f"{key} must be {expected}, not {text!r}", field=key, expected=expected
+        422,
+        "wrong-type",
+        f"{key} must be {expected}, not {quoted(text)}",
+        field=key,
+        expected=expected,
     )
 
 

@@ -50,6 +50,7 @@ from urllib.parse import quote, urlsplit
 
 import httpx
 
+from skillcheck.errors import quoted
 from skillcheck.sessions import CheckEvent, CheckView, EventKind
 
 __all__ = [
@@ -139,22 +140,22 @@ def generate_secret(nbytes: int = DEFAULT_SECRET_BYTES) -> str:
 def _secret_key(secret: str) -> bytes:
     """The key bytes of a ``whsec_<base64>`` secret. Error messages never repeat the secret."""
     form = (
-        f"a webhook secret is {SECRET_PREFIX!r} followed by the standard base64 encoding of "
+        f"a webhook secret is {quoted(SECRET_PREFIX)} followed by the standard base64 encoding of "
         f"{MIN_SECRET_BYTES} to {MAX_SECRET_BYTES} random bytes (generate_secret() makes one)"
     )
     if not isinstance(secret, str):
         raise ValueError(f"{form}; got a {type(secret).__name__}, not a string")
     if not secret.startswith(SECRET_PREFIX):
-        raise ValueError(f"{form}; this value does not start with {SECRET_PREFIX!r}")
+        raise ValueError(f"{form}; this value does not start with {quoted(SECRET_PREFIX)}")
     encoded = secret[len(SECRET_PREFIX) :]
     if not encoded:
-        raise ValueError(f"{form}; nothing follows {SECRET_PREFIX!r}")
+        raise ValueError(f"{form}; nothing follows {quoted(SECRET_PREFIX)}")
     try:
         key = base64.b64decode(encoded + "=" * (-len(encoded) % 4), validate=True)
     except (binascii.Error, ValueError):
         raise ValueError(
-            f"{form}; the part after {SECRET_PREFIX!r} is not valid base64 (A-Z, a-z, 0-9, "
-            "'+', '/', '=' padding)"
+            f"{form}; the part after {quoted(SECRET_PREFIX)} is not valid base64 (A-Z, a-z, "
+            '0-9, "+", "/", "=" padding)'
         ) from None
     if not MIN_SECRET_BYTES <= len(key) <= MAX_SECRET_BYTES:
         raise ValueError(f"{form}; this one decodes to {len(key)} bytes")
@@ -167,13 +168,15 @@ def _check_msg_id(msg_id: str) -> None:
     if not set(msg_id) <= _MSG_ID_CHARS:
         raise ValueError(
             "a webhook id may hold only ASCII letters, digits and '_-:~+/=' (never '.', which "
-            f"delimits the signed content), not {msg_id!r}"
+            f"delimits the signed content), not {quoted(msg_id)}"
         )
 
 
 def _check_timestamp(timestamp: int) -> None:
     if isinstance(timestamp, bool) or not isinstance(timestamp, int) or not 0 <= timestamp < 10**12:
-        raise ValueError(f"a webhook timestamp is whole seconds since 1970, not {timestamp!r}")
+        raise ValueError(
+            f"a webhook timestamp is whole seconds since 1970, not {quoted(timestamp)}"
+        )
 
 
 @dataclass(frozen=True)
@@ -258,7 +261,7 @@ class WebhookSigner:
             raise WebhookVerificationError(f"missing header(s): {', '.join(missing)}")
         # Lenient on purpose (other senders' ids): printable ASCII without spaces, never '.'.
         if len(msg_id) > MAX_MSG_ID_LENGTH or not msg_id.isascii() or not msg_id.isprintable():
-            raise WebhookVerificationError(f"webhook-id is not a valid id: {msg_id[:40]!r}")
+            raise WebhookVerificationError(f"webhook-id is not a valid id: {quoted(msg_id)}")
         if "." in msg_id or any(c.isspace() for c in msg_id):
             raise WebhookVerificationError(
                 "webhook-id may not contain '.' or spaces (never '.', which delimits the signed "
@@ -266,7 +269,7 @@ class WebhookSigner:
             )
         if not stamp.isascii() or not stamp.isdigit() or len(stamp) > 12:
             raise WebhookVerificationError(
-                f"webhook-timestamp must be whole seconds since 1970, not {stamp[:40]!r}"
+                f"webhook-timestamp must be whole seconds since 1970, not {quoted(stamp)}"
             )
         timestamp = int(stamp)
         current = time.time() if now is None else now
@@ -456,7 +459,8 @@ def validate_callback_url(url: str, *, allow_private: bool = False) -> str:
         raise CallbackUrlError(f"the callback URL is malformed: {exc}") from None
     if parts.scheme.lower() not in {"http", "https"}:
         raise CallbackUrlError(
-            f"the callback URL must start with https:// (or http://), not {parts.scheme or '?'}:"
+            "the callback URL must start with https:// (or http://), not "
+            f"{quoted(parts.scheme + ':') if parts.scheme else 'none'}"
         )
     host = (parts.hostname or "").rstrip(".")
     if not host:
@@ -474,16 +478,16 @@ def validate_callback_url(url: str, *, allow_private: bool = False) -> str:
         address = _literal_address(host)
         if address is not None and not _address_is_public(address):
             raise CallbackUrlError(
-                f"the callback URL's host {host} is a loopback, private, link-local or reserved "
-                "address; webhooks go only to public addresses unless private ones are "
+                f"the callback URL's host {quoted(host)} is a loopback, private, link-local or "
+                "reserved address; webhooks go only to public addresses unless private ones are "
                 "explicitly allowed"
             )
         name = host.lower()
         single_label = address is None and "." not in name
         if name in _LOCAL_NAMES or name.endswith(_LOCAL_SUFFIXES) or single_label:
             raise CallbackUrlError(
-                f"the callback URL's host {host} is a local name; webhooks go only to public "
-                "hosts unless private ones are explicitly allowed"
+                f"the callback URL's host {quoted(host)} is a local name; webhooks go only to "
+                "public hosts unless private ones are explicitly allowed"
             )
     return url
 
@@ -504,7 +508,7 @@ async def _refuse_private_resolution(url: str) -> None:
         address = ipaddress.ip_address(text.split("%", 1)[0])
         if not _address_is_public(address):
             raise CallbackUrlError(
-                f"{host} resolves to {address}, which is not a public address; refused "
+                f"{quoted(host)} resolves to {address}, which is not a public address; refused "
                 "(private callback addresses are not allowed)"
             )
 

@@ -226,6 +226,138 @@ def test_if_none_match_still_compares_weakly(client: TestClient[Any]) -> None:
     assert client.get(url, headers={**player, "If-None-Match": 'W/"0"'}).status_code == 304
 
 
+# ---- 5. long values are cut ----------------------------------------------------------------------
+# A 10,000-character move came back as a 10,130-character detail: values are cut now.
+
+LONG = "x" * 10_000
+
+
+def _long_requests(client: TestClient[Any], check: dict[str, Any]) -> list[tuple[str, Any]]:
+    url, player = f"/v1/checks/{check['check_id']}", bearer(check["player_token"])
+    json_type = {"Content-Type": "application/json"}
+    return [
+        ("move", client.post(f"{url}/moves", json={"move": LONG}, headers=player)),
+        ("game", client.post("/v1/checks", json={"game": LONG}, headers=GM)),
+        ("game page", client.get(f"/v1/games/{LONG[:3000]}")),
+        (
+            "suit",
+            client.post(
+                "/v1/checks",
+                json={"game": GAME, "params": {"variant": {"kind": "ivory", "suit": LONG}}},
+                headers=GM,
+            ),
+        ),
+        (
+            "card",
+            client.post(
+                "/v1/checks",
+                json={
+                    "game": GAME,
+                    "params": {**PARAMS, "variant": {**PARAMS["variant"], "suited_cards": [LONG]}},
+                },
+                headers=GM,
+            ),
+        ),
+        (
+            "parameter",
+            client.post("/v1/checks", json={"game": GAME, "params": {LONG: 1}}, headers=GM),
+        ),
+        ("member", client.post("/v1/checks", json={"game": GAME, LONG: 1}, headers=GM)),
+        (
+            "tiers",
+            client.post("/v1/checks", json={"game": GAME, "tiers": {LONG: 1}}, headers=GM),
+        ),
+        (
+            "duplicate",
+            post_raw(
+                client, "/v1/checks", f'{{"{LONG}": 1, "{LONG}": 2}}'.encode(), GM, **json_type
+            ),
+        ),
+        ("status", client.get("/v1/checks", params={"status": LONG}, headers=GM)),
+        ("limit", client.get("/v1/checks", params={"limit": LONG}, headers=GM)),
+        ("odds option", client.get("/v1/odds", params={"game": GAME, LONG: "1"})),
+        ("odds value", client.get("/v1/odds", params={"game": GAME, "level": LONG})),
+        (
+            "profile",
+            client.get("/v1/calibrate", params={"game": GAME, "target": "0.5", "profile": LONG}),
+        ),
+        ("check id", client.get(f"/v1/checks/{LONG[:3000]}", headers=GM)),
+        ("deck", client.get(f"/v1/decks/{LONG[:3000]}")),
+        (
+            "If-Match",
+            client.post(f"{url}/concede", headers={**player, "If-Match": f'"{LONG[:3000]}"'}),
+        ),
+        (
+            "Last-Event-ID",
+            client.get(f"{url}/stream", headers={**player, "Last-Event-ID": LONG[:3000]}),
+        ),
+        (
+            "content type",
+            post_raw(client, "/v1/checks", BODY, GM, **{"Content-Type": "text/" + LONG[:3000]}),
+        ),
+    ]
+
+
+def test_no_detail_repeats_a_long_value_whole(client: TestClient[Any]) -> None:
+    check = new_check(client)
+    for what, answer in _long_requests(client, check):
+        assert 400 <= answer.status_code < 500, (what, answer.status_code, answer.text[:300])
+        body = answer.json()
+        detail = body["detail"]
+        assert len(detail) < 600, (what, len(detail), detail[:300])
+        assert "x" * 41 not in detail, (what, detail[:300])
+        assert "…" in detail and "characters)" in detail, (what, detail)
+        assert len(json.dumps({k: v for k, v in body.items() if k != "instance"})) < 1500, what
+        assert "x" * 41 not in str(body.get("field")), (what, body.get("field"))
+
+
+def test_a_long_move_is_cut_to_its_start_and_its_length(client: TestClient[Any]) -> None:
+    check = new_check(client)
+    url, player = f"/v1/checks/{check['check_id']}", bearer(check["player_token"])
+    answer = client.post(f"{url}/moves", json={"move": "d" * 10_000}, headers=player)
+    detail = problem(answer, 422, "parse-error")["detail"]
+    assert f'"{"d" * 40}…" (10000 characters)' in detail, detail
+    assert len(detail) < 250
+
+
+# ---- 6. values spelt as JSON ---------------------------------------------------------------------
+# "undo": false was "undo False is not allowed": values are spelt as JSON now.
+
+
+@pytest.mark.parametrize(
+    ("params", "spelt"),
+    [
+        ({"undo": False}, "undo false is not allowed"),
+        ({"undo": True}, "undo true is not allowed"),
+        ({"undo": "false"}, 'undo "false" is not allowed'),
+        ({"level": "6"}, 'level "6" is not allowed'),
+        ({"level": [6]}, "level [6] is not allowed"),
+        ({"level": None}, "level null is not allowed"),
+    ],
+)
+def test_values_in_errors_are_spelt_as_json(
+    client: TestClient[Any], params: dict[str, Any], spelt: str
+) -> None:
+    answer = client.post("/v1/checks", json={"game": GAME, "params": params}, headers=GM)
+    detail = problem(answer, 422, "invalid-parameter")["detail"]
+    assert spelt in detail, detail
+    assert not re.search(r"\b(False|True|None)\b|'[^']*'", detail), detail
+
+
+def test_tiers_and_queries_spell_values_as_json(client: TestClient[Any]) -> None:
+    tiers = client.post(
+        "/v1/checks",
+        json={"game": GAME, "tiers": {"critical_success": 5, "critical_failure": True}},
+        headers=GM,
+    )
+    assert "tiers.critical_failure true" in problem(tiers, 422, "invalid-parameter")["detail"]
+    query = client.get("/v1/odds", params={"game": GAME, "level": "six"})
+    assert 'level "six" is not allowed' in problem(query, 422, "invalid-parameter")["detail"]
+    status = client.get("/v1/checks", params={"status": "done"}, headers=GM)
+    detail = problem(status, 400, "validation-error")["detail"]
+    assert 'status "done" is not allowed' in detail and "in_progress" in detail, detail
+
+
 # ---- 7. one title per code -----------------------------------------------------------------------
 # invalid-parameter had two titles ("Invalid parameter", "Unprocessable request"), and so
 # had unknown-game, version-conflict and validation-error: one title per code now.

@@ -161,8 +161,8 @@ def test_generate_secret_makes_valid_distinct_secrets() -> None:
 @pytest.mark.parametrize(
     ("secret", "problem"),
     [
-        ("c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0", "does not start with 'whsec_'"),
-        ("whsec_", "nothing follows 'whsec_'"),
+        ("c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0", 'does not start with "whsec_"'),
+        ("whsec_", 'nothing follows "whsec_"'),
         ("whsec_not base64 at all!!", "not valid base64"),
         ("whsec_" + base64.b64encode(b"short-key").decode(), "decodes to 9 bytes"),
         ("whsec_" + base64.b64encode(bytes(100)).decode(), "decodes to 100 bytes"),
@@ -174,7 +174,7 @@ def test_secret_validation_names_the_problem_and_the_form(secret: Any, problem: 
         WebhookSigner(secret)
     message = str(info.value)
     assert problem in message
-    assert "'whsec_' followed by the standard base64 encoding of 24 to 64 random bytes" in message
+    assert '"whsec_" followed by the standard base64 encoding of 24 to 64 random bytes' in message
     if isinstance(secret, str) and len(secret) > 10:
         assert secret[6:] not in message  # never echo secret material
 
