@@ -32,7 +32,7 @@ from api.openapi import tell_the_truth
 from api.outbox import SqlOutbox
 from api.pages import PAGE_HANDLERS
 from api.problems import domain_error_handler, http_error_handler, internal_error_handler
-from api.routes import ChecksController, GamesController, Runtime, health
+from api.routes import ChecksController, GamesController, Runtime, health, index
 from api.settings import Settings
 from api.store import SqlCheckStore
 from api.strict import strict_request
@@ -188,6 +188,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             ChecksController,
             OddsController,
             health,
+            index,
             *PAGE_HANDLERS,
             *FOUNDRY_HANDLERS,
         ],

@@ -35,6 +35,9 @@ __all__ = [
     "GamesList",
     "HealthBody",
     "HintBody",
+    "IndexBody",
+    "IndexLinks",
+    "LinkBody",
     "MeterBody",
     "MoveViewBody",
     "OddsBody",
@@ -329,6 +332,42 @@ class HealthBody(TypedDict):
 
     status: str
     database: str
+
+
+class LinkBody(TypedDict):
+    """A route of the API: its path (``{name}`` where a path parameter goes; with the server's
+    path prefix) and what it is, in words."""
+
+    href: str
+    title: str
+
+
+class IndexLinks(TypedDict):
+    """Where things are, by name."""
+
+    self: LinkBody
+    docs: LinkBody
+    openapi: LinkBody
+    health: LinkBody
+    games: LinkBody
+    game: LinkBody
+    decks: LinkBody
+    checks: LinkBody
+    check: LinkBody
+    odds: LinkBody
+    calibrate: LinkBody
+    gm_page: LinkBody
+
+
+class IndexBody(TypedDict):
+    """``GET /v1``: what this server is, and links to its routes and docs."""
+
+    service: str
+    title: str
+    version: str
+    api_version: str
+    description: str
+    links: IndexLinks
 
 
 # ---- games ---------------------------------------------------------------------------------------

@@ -43,6 +43,9 @@ from api.bodies import (
     GameSummary,
     HealthBody,
     HintBody,
+    IndexBody,
+    IndexLinks,
+    LinkBody,
     MoveViewBody,
     ParameterBody,
     RevealedRecordBody,
@@ -73,6 +76,7 @@ from api.webhooks import (
     generate_secret,
     validate_callback_url,
 )
+from skillcheck import __version__
 from skillcheck.engine import GAMES, Game, ParameterSpec, game_class
 from skillcheck.errors import SkillcheckError, quoted
 from skillcheck.profiles import profile_methods
@@ -87,7 +91,7 @@ from skillcheck.sessions import (
     SessionService,
 )
 
-__all__ = ["ChecksController", "GamesController", "Runtime", "health"]
+__all__ = ["ChecksController", "GamesController", "Runtime", "health", "index"]
 
 MAX_IDEMPOTENCY_KEY = 200
 #: The GM's list: the most checks on one page, and the longest cursor.
@@ -470,6 +474,50 @@ def health(db_session: Session) -> Response[HealthBody]:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return Response({"status": "unavailable", "database": reason}, status_code=503)
     return Response({"status": "ok", "database": "ok"})
+
+
+#: The routes ``GET /v1`` links to (every one a route of this app: the tests check it).
+_INDEX: dict[str, tuple[str, str]] = {
+    "self": ("/v1", "this index"),
+    "docs": ("/schema", "the docs: every operation, with a form to try it (docs/api.md in depth)"),
+    "openapi": ("/schema/openapi.json", "the OpenAPI 3.1 document, to generate a client"),
+    "health": ("/health", "liveness and database readiness"),
+    "games": ("/v1/games", "the games and their parameters"),
+    "game": ("/v1/games/{name}", "one game: its parameters' JSON Schema, examples and goal"),
+    "decks": ("/v1/decks/{deck}", "a deck's suits and cards (a game's deck)"),
+    "checks": ("/v1/checks", "create a check (POST), or list the GM's checks (GET); GM key"),
+    "check": ("/v1/checks/{check_id}", "one check as its player sees it; any of its tokens"),
+    "odds": ("/v1/odds", "how often a check succeeds, for choosing fair parameters"),
+    "calibrate": ("/v1/calibrate", "which difficulty gives the wanted chance"),
+    "gm_page": ("/gm", "the GM's page in a browser: create checks, hand out links"),
+}
+
+
+@get(
+    "/v1",
+    sync_to_thread=False,
+    summary="What this server is, and where its routes and docs are",
+    tags=["ops"],
+    security=[],
+    responses=problem_responses(),
+)
+def index(request: Request[Any, Any, Any]) -> IndexBody:
+    """The service's name and version and links to its routes (no token needed; nothing is
+    looked up). Links carry the server's path prefix (``--root-path``)."""
+    root = str(request.scope.get("root_path") or "").rstrip("/")
+    config = request.app.openapi_config
+    links = {
+        name: LinkBody(href=root + path, title=title) for name, (path, title) in _INDEX.items()
+    }
+    return {
+        "service": "skillcheck",
+        "title": config.title if config is not None else "skillcheck API",
+        "version": __version__,
+        "api_version": config.version if config is not None else "1",
+        "description": "Card mini-games as skill checks for tabletop RPGs: a GM creates a "
+        "check, the player plays it in the browser or a client, everyone watches it live",
+        "links": cast(IndexLinks, links),
+    }
 
 
 class GamesController(Controller):

@@ -10,10 +10,12 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from api_support import GAME, GM_KEY, PARAMS, bearer
+from api_support import GAME, GM_KEY, PARAMS, bearer, settings_for
 from litestar.testing import TestClient
 
+from api.app import create_app
 from api.db import CheckRow
+from skillcheck import __version__
 from skillcheck.engine import GAMES
 
 PROBLEM = "application/problem+json"
@@ -47,6 +49,52 @@ def post_raw(
     client: TestClient[Any], path: str, raw: bytes, headers: dict[str, str], **extra: str
 ) -> Any:
     return client.post(path, content=raw, headers={**headers, **extra})
+
+
+# ---- 1. GET /v1 ----------------------------------------------------------------------------------
+# `skillcheck serve` prints "API http://127.0.0.1:8000/v1", and GET /v1 was 404: it is an
+# index now, whose links all lead to real routes.
+
+
+def test_the_v1_the_server_prints_is_an_index_of_real_routes(client: TestClient[Any]) -> None:
+    index = client.get("/v1")  # no token
+    assert index.status_code == 200, index.text
+    body = index.json()
+    assert body["service"] == "skillcheck" and body["version"] == __version__
+    assert body["api_version"] == client.get("/schema/openapi.json").json()["info"]["version"]
+    links = body["links"]
+    for name in ("self", "docs", "openapi", "health", "games", "decks", "checks"):
+        assert name in links, name
+    assert links["openapi"]["href"] == "/schema/openapi.json" and links["docs"]["href"] == "/schema"
+    check = new_check(client)
+    filled = {"{name}": GAME, "{deck}": GAMES[GAME].deck_name, "{check_id}": check["check_id"]}
+    #: the queries the odds need (cells of the shipped tables: answered at once)
+    queries = {
+        "odds": "?game=three-towers&suit=moons&skill=5&quota=4",
+        "calibrate": "?game=three-towers&suit=moons&skill=6&target=0.6&profile=casual",
+    }
+    documented = set(client.get("/schema/openapi.json").json()["paths"])
+    for name, link in links.items():
+        assert link["title"], name
+        href = link["href"]
+        assert href in documented or href in ("/schema", "/schema/openapi.json", "/gm"), href
+        for template, value in filled.items():
+            href = href.replace(template, value)
+        answer = client.get(href + queries.get(name, ""), headers=GM)
+        assert answer.status_code == 200, (name, href, answer.status_code, answer.text[:200])
+
+
+def test_the_index_links_carry_the_path_prefix(sqlite_url: str) -> None:
+    with TestClient(create_app(settings_for(sqlite_url)), root_path="/sc") as client:
+        links = client.get("/v1").json()["links"]
+    assert links["games"]["href"] == "/sc/v1/games"
+    assert all(link["href"].startswith("/sc/") for link in links.values())
+
+
+def test_the_index_is_a_documented_public_operation(client: TestClient[Any]) -> None:
+    operation = client.get("/schema/openapi.json").json()["paths"]["/v1"]["get"]
+    assert operation["security"] == []
+    assert "$ref" in operation["responses"]["200"]["content"]["application/json"]["schema"]
 
 
 # ---- 2. Content-Type -----------------------------------------------------------------------------
@@ -416,6 +464,45 @@ def test_every_list_of_games_is_in_registry_order(client: TestClient[Any]) -> No
     ]
     for detail in details:
         assert order in detail, detail
+
+
+# ---- 9. the table of endpoints -------------------------------------------------------------------
+# docs/api.md's table of endpoints lacked GET /v1/decks/{deck} (and GET /v1): the table is
+# checked against the OpenAPI document now.
+
+
+def _table_operations() -> set[tuple[str, str]]:
+    """The operations docs/api.md's "All endpoints" table lists: ``(method, path)`` with every
+    path parameter written ``{}`` (``/v1/checks/{id}/undo``, ``/concede`` → both paths)."""
+    text = DOCS.read_text()
+    table = text.split("### All endpoints", 1)[1].split("\n## ", 1)[0]
+    found: set[tuple[str, str]] = set()
+    for line in table.splitlines():
+        if not line.startswith("| `"):
+            continue
+        cell = line.split("|")[1]
+        paths = re.findall(r"`([^`]+)`", cell)
+        method, first = paths[0].split(" ", 1)
+        base = first.split("?", 1)[0]
+        found.add((method, re.sub(r"\{[^}]*\}", "{}", base)))
+        for other in paths[1:]:
+            tail = other.split("?", 1)[0]
+            whole = tail if tail.startswith("/schema") else base.rsplit("/", 1)[0] + tail
+            if other.startswith("/tokens"):
+                whole = base.rsplit("/tokens", 1)[0] + tail
+            found.add((method, re.sub(r"\{[^}]*\}", "{}", whole)))
+    return found
+
+
+def test_the_docs_table_lists_every_documented_operation(client: TestClient[Any]) -> None:
+    listed = _table_operations()
+    assert ("GET", "/v1") in listed and ("GET", "/v1/decks/{}") in listed
+    document = client.get("/schema/openapi.json").json()
+    for path, item in document["paths"].items():
+        for method in item:
+            if method in ("get", "post", "put", "patch", "delete"):
+                key = (method.upper(), re.sub(r"\{[^}]*\}", "{}", path))
+                assert key in listed, f"docs/api.md's table lacks {key}"
 
 
 # ---- the standard variant given a suit -----------------------------------------------------------
