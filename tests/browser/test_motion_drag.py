@@ -221,12 +221,18 @@ def test_a_card_held_at_the_screen_edge_scrolls_the_table_to_its_place(
         page.mouse.move(*start)
         page.mouse.down()
         page.mouse.move(start[0] + 4, start[1] + 4)
-        page.mouse.move(start[0], 412, steps=5)  # near the bottom edge, and held there
         top = page.evaluate("() => window.scrollY")
-        page.wait_for_function(f"() => window.scrollY > {top} + 100")
-        box = page.locator(f"[data-zone='{move['to']}']").first.bounding_box()
-        assert box is not None and box["y"] < 420, "the place never scrolled into sight"
+        place = f"[data-zone='{move['to']}']"
+        place_top = f'document.querySelector("{place}").getBoundingClientRect().top'
+        assert page.evaluate(f"() => {place_top}") > 420, "the place showed before any scrolling"
+        page.mouse.move(start[0], 412, steps=5)  # near the bottom edge, and held there
+        # held until the place shows (the page scrolls on as long as the card is held there)
+        page.wait_for_function(f"() => {place_top} < 300")
+        assert page.evaluate("() => window.scrollY") > top + 100
+        # away from the edge the page stops; then onto the place as it lies now
+        page.mouse.move(start[0], 210, steps=2)
         end = zone_point(frame, move["to"])
+        assert 0 < end[1] < 420, "the place scrolled out of sight"
         with page.expect_response(is_move):
             page.mouse.move(*end, steps=3)
             page.mouse.up()
