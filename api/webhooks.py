@@ -474,6 +474,8 @@ def validate_callback_url(url: str, *, allow_private: bool = False) -> str:
         raise CallbackUrlError("the callback URL may not have a #fragment")
     if port == 0:
         raise CallbackUrlError("the callback URL's port must be 1 to 65535")
+    if _literal_address(host) is None:
+        _check_host_name(host)
     if not allow_private:
         address = _literal_address(host)
         if address is not None and not _address_is_public(address):
@@ -490,6 +492,32 @@ def validate_callback_url(url: str, *, allow_private: bool = False) -> str:
                 "public hosts unless private ones are explicitly allowed"
             )
     return url
+
+
+#: A DNS name's limits (RFC 1035 2.3.4, RFC 1123 2.1): the whole name, and each label.
+MAX_HOST_NAME = 253
+MAX_HOST_LABEL = 63
+
+
+def _check_host_name(host: str) -> None:
+    """Refuse a host name DNS could never resolve: longer than a name or a label may be, or
+    with an empty label (``a..b``)."""
+    if len(host) > MAX_HOST_NAME:
+        raise CallbackUrlError(
+            f"the callback URL's host name has {len(host)} characters; a DNS name has at most "
+            f"{MAX_HOST_NAME}"
+        )
+    labels = host.split(".")
+    if any(not label for label in labels):
+        raise CallbackUrlError(
+            f"the callback URL's host {quoted(host)} has an empty label (two dots in a row)"
+        )
+    long = next((label for label in labels if len(label) > MAX_HOST_LABEL), None)
+    if long is not None:
+        raise CallbackUrlError(
+            f"the callback URL's host has a label of {len(long)} characters "
+            f"({quoted(long)}); a DNS label has at most {MAX_HOST_LABEL}"
+        )
 
 
 async def _refuse_private_resolution(url: str) -> None:

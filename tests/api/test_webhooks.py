@@ -392,6 +392,8 @@ def test_only_terminal_events_send_webhooks_and_ids_are_deterministic() -> None:
         "http://example.com:8080/x?y=1",
         "https://93.184.216.34/hook",
         "https://[2606:4700::1111]/hook",
+        "https://" + "a" * 63 + ".example.com/hook",
+        "https://example.com./hook",
     ],
 )
 def test_public_urls_are_accepted(url: str) -> None:
@@ -425,6 +427,9 @@ def test_public_urls_are_accepted(url: str) -> None:
         ("http://vtt.localhost/hook", "local name"),
         ("http://db.internal/", "local name"),
         ("http://intranet/", "local name"),
+        ("https://" + "a" * 1000 + ".example.com/", "a DNS name has at most 253"),
+        ("https://" + "a" * 64 + ".example.com/", "a DNS label has at most 63"),
+        ("https://vtt..example.com/", "empty label"),
     ],
 )
 def test_refused_urls_say_why(url: str, problem: str) -> None:
