@@ -304,7 +304,9 @@ def _expected_version(request: Request[Any, Any, Any], field: int | None) -> int
                 "never matches",
                 field="If-Match",
             )
-        from_header = _sequence_number(text.removeprefix('"').removesuffix('"'))
+        # an entity tag is quoted (RFC 9110 8.8.3): "3", never a bare 3 or a half-quoted "3
+        quoted_tag = len(text) >= 2 and text[0] == text[-1] == '"'
+        from_header = _sequence_number(text[1:-1]) if quoted_tag else None
         if from_header is None:
             raise ApiProblem(
                 400,

@@ -279,6 +279,14 @@ def test_version_headers_with_no_number_are_a_400_naming_them(served: httpx.Clie
         streamed = served.get(f"{url}/stream", headers={**player, "Last-Event-ID": header})
         assert problem(streamed, 400, "invalid-last-event-id")["field"] == "Last-Event-ID"
     assert served.get(url, headers=player).json()["version"] == 0
+    # If-Match takes the ETag as the server wrote it, quotes and all (RFC 9110 8.8.3)
+    for header in ("0", '"0', '0"', '"', "'0'"):
+        moved = served.post(
+            f"{url}/moves", json={"move": move}, headers={**player, "If-Match": header}
+        )
+        body = problem(moved, 400, "invalid-if-match")
+        assert body["field"] == "If-Match" and 'in quotes, e.g. "3"' in body["detail"], header
+    assert served.get(url, headers=player).json()["version"] == 0
     moved = served.post(f"{url}/moves", json={"move": move}, headers={**player, "If-Match": '"0"'})
     assert moved.status_code == 200 and moved.json()["version"] == 1
 
