@@ -78,7 +78,21 @@ function tokenFromFragment() {
   return (new URLSearchParams(fragment).get("token") || "").trim();
 }
 
+/** Gives the page its icon. Not in play.html: a browser fetches and decodes an SVG icon (a
+ *  document of its own) on the page's main thread once the page has loaded, which is when the
+ *  view tends to arrive on a phone's network, so the icon comes after the first table (or
+ *  problem) is on screen (docs/performance.md). */
+function addIcon() {
+  if (document.querySelector("link[rel=icon]")) return;
+  const link = document.createElement("link");
+  link.rel = "icon";
+  link.type = "image/svg+xml";
+  link.href = new URL("icon.svg", import.meta.url).href;
+  document.head.append(link);
+}
+
 function fatal(title, detail, retry = false) {
+  addIcon();
   for (const id of ["header", "main"]) $(id).classList.remove("pending");
   $("loading").hidden = true;
   $("game").hidden = true;
@@ -175,6 +189,7 @@ async function start() {
   // (A hidden page draws no frames: its feed starts at once.)
   const shown = () => {
     performance.mark("skillcheck:painted");
+    addIcon();
     if (isOver()) {
       $("live").textContent = MODE_WORDS.stopped;
       $("live").dataset.mode = "stopped";

@@ -126,7 +126,7 @@ def test_assets_are_served_with_types_and_cache_headers(http: Any, server: str) 
     names = {link.rsplit("/", 1)[1] for link in links}
     modules = _imported_modules("play.js")
     assert {"api.js", "cards.js", "drag.js", "motion.js"} <= modules
-    assert names == {"icon.svg", "play.css", "motion.css", "play.js"} | modules
+    assert names == {"play.css", "motion.css", "play.js"} | modules
     # Every module the page imports is preloaded, so none waits for the one that imports it;
     # so is the table of every registered game's deck, so it is in hand before the view.
     preload_module = r'<link rel="modulepreload" href="/play-assets/[^/]+/([^"]+)">'
@@ -139,6 +139,10 @@ def test_assets_are_served_with_types_and_cache_headers(http: Any, server: str) 
         got = http.get(link)
         assert got.status_code == 200
         assert got.headers["cache-control"] == "public, max-age=31536000, immutable"
+    # The icon is not in the HTML (the page adds it once its table is on screen) but is served.
+    build = links[0].split("/")[2]
+    icon = http.get(f"/play-assets/{build}/icon.svg")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
     js = http.get(next(link for link in links if link.endswith(".js")))
     assert js.headers["content-type"].startswith("text/javascript")
     stale = http.get("/play-assets/0000/play.js")
@@ -165,7 +169,6 @@ def test_assets_are_served_with_types_and_cache_headers(http: Any, server: str) 
         assert games[name]["deck"] == cls.deck_name and games[name]["title"] == cls.title
         module = games[name]["module"]
         if module is not None:
-            build = links[0].split("/")[2]
             got = http.get(f"/play-assets/{build}/{module}")
             assert got.status_code == 200 and got.headers["content-type"].startswith(
                 "text/javascript"
@@ -188,10 +191,31 @@ def test_the_page_uses_what_it_preloads(page: Page, server: str, new_check: NewC
     assert len(modules) == 1 + len(_imported_modules("play.js"))
 
 
+def test_the_icon_comes_after_the_table(page: Page, server: str, new_check: NewCheck) -> None:
+    """A browser decodes an SVG icon on the page's main thread once the page has loaded, when
+    the view tends to arrive on a phone's network: the page adds its icon only once the first
+    table is on screen (docs/performance.md)."""
+    check = new_check(label="icon")
+    held: list[Any] = []
+    page.route(re.compile(rf".*/v1/checks/{check.check_id}$"), lambda route: held.append(route))
+    page.goto(check.url(server))
+    page.wait_for_load_state("load")
+    while not held:
+        page.wait_for_timeout(20)
+    expect(page.locator("link[rel=icon]")).to_have_count(0)
+    held[0].continue_()
+    expect(page.locator("#game")).to_be_visible()
+    expect(page.locator("link[rel=icon]")).to_have_count(1)
+    href = page.locator("link[rel=icon]").evaluate("(link) => link.href")
+    assert re.fullmatch(rf"{re.escape(server)}/play-assets/[^/]+/icon\.svg", href), href
+    assert page.evaluate("(url) => fetch(url).then((r) => r.status)", href) == 200
+
+
 def test_missing_and_wrong_tokens_say_so(page: Page, server: str, new_check: NewCheck) -> None:
     check = new_check()
     page.goto(f"{server}/play/{check.check_id}")
     expect(page.locator("#fatal")).to_be_visible()
+    expect(page.locator("link[rel=icon]")).to_have_count(1)  # a problem on screen has its icon
     expect(page.locator("#fatal")).to_contain_text("no access token")
     page.goto(f"{server}/play/{check.check_id}#token=sc_play_wrong")
     expect(page.locator("#fatal")).to_contain_text("does not open a check")
