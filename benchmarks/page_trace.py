@@ -17,9 +17,10 @@ rendering style (``WebSandboxSupportLinux::GetWebFontRenderStyleForStrike``, Lin
 V8's parsing and compiling on that thread (``compile``); then the median of each.
 ``--latency MS`` adds that round trip to every request; with ``--view-after 0`` the view is not
 held, and ``--span load`` sums from the load's first task instead of from the view.
-``--extra-css CSS`` appends rules to the page's stylesheet, to measure a
-change before making it. Tracing slows the page; compare runs of this script with each other,
-not with page_render.py.
+``--extra-css CSS`` appends rules to the page's stylesheet, to measure a change before making
+it. ``--selector-stats`` records Chromium's selector statistics too (its ``selectors`` column:
+the time spent matching selectors; recording them slows style). Tracing slows the page;
+compare runs of this script with each other, not with page_render.py.
 """
 
 from __future__ import annotations
@@ -70,11 +71,17 @@ COLUMNS = {
 
 
 def traced_load(
-    context: Any, url: str, view_after: float, throttle: float, css: str, latency: float = 0
+    context: Any,
+    url: str,
+    view_after: float,
+    throttle: float,
+    css: str,
+    latency: float = 0,
+    categories: str = CATEGORIES,
 ) -> list[Any]:
     """The trace events of one cold load of ``url``, the view held ``view_after`` ms."""
     page, cdp = new_page(context, throttle, latency, css)
-    events = traced(page, cdp, CATEGORIES, lambda: load_until_painted(page, url, view_after))
+    events = traced(page, cdp, categories, lambda: load_until_painted(page, url, view_after))
     page.close()
     return events
 
@@ -135,6 +142,17 @@ def breakdown(events: list[dict[str, Any]], top: int = 0, span: str = "view") ->
         row[column] = 0.0
     for name, column in COLUMNS.items():
         row[column] += own[name] / 1000
+    # Chromium's selector statistics (DevTools' "Enable CSS selector stats"; only with
+    # --selector-stats, which adds their category): the time spent matching selectors.
+    row["selectors"] = (
+        sum(
+            timing["elapsed (us)"]
+            for e in events
+            if e.get("name") == "SelectorStats" and view["ts"] <= e["ts"] <= painted["ts"]
+            for timing in e["args"]["selector_stats"]["selector_timings"]
+        )
+        / 1000
+    )
     for name, micros in own.most_common(top):
         row[f"[{name}]"] = micros / 1000
     return row
@@ -157,6 +175,11 @@ def main() -> None:
     parser.add_argument(
         "--top", type=int, default=0, help="also print the N trace events with most self time"
     )
+    parser.add_argument(
+        "--selector-stats",
+        action="store_true",
+        help="also record Chromium's selector statistics (the selectors column; slows style)",
+    )
     args = parser.parse_args()
     rows = []
     with served_chromium() as (server, http, browser):
@@ -164,7 +187,13 @@ def main() -> None:
         context = browser.new_context(**VIEWPORTS[args.viewport], reduced_motion="reduce")
         for n in range(1, args.loads + 1):
             events = traced_load(
-                context, link, args.view_after, args.throttle, args.extra_css, args.latency
+                context,
+                link,
+                args.view_after,
+                args.throttle,
+                args.extra_css,
+                args.latency,
+                CATEGORIES + (",disabled-by-default-blink.debug" if args.selector_stats else ""),
             )
             rows.append(breakdown(events, args.top, args.span))
             words = ", ".join(f"{k} {v:.1f}" for k, v in rows[-1].items())
