@@ -78,17 +78,17 @@ function tokenFromFragment() {
   return (new URLSearchParams(fragment).get("token") || "").trim();
 }
 
-/** Gives the page its icon. Not in play.html: a browser fetches and decodes an SVG icon (a
- *  document of its own) on the page's main thread once the page has loaded, which is when the
- *  view tends to arrive on a phone's network, so the icon comes after the first table (or
- *  problem) is on screen (docs/performance.md). */
+/** Gives the page its icon. play.html holds an empty one (so the browser asks for no
+ *  /favicon.ico): a browser fetches and decodes an SVG icon (a document of its own) on the
+ *  page's main thread once the page has loaded, which is when the view tends to arrive on a
+ *  phone's network, so the real icon comes after the first table (or problem) is on screen
+ *  (docs/performance.md). */
 function addIcon() {
-  if (document.querySelector("link[rel=icon]")) return;
-  const link = document.createElement("link");
-  link.rel = "icon";
+  const link = document.querySelector("link[rel=icon]");
+  const href = new URL("icon.svg", import.meta.url).href;
+  if (!link || link.href === href) return;
   link.type = "image/svg+xml";
-  link.href = new URL("icon.svg", import.meta.url).href;
-  document.head.append(link);
+  link.href = href;
 }
 
 function fatal(title, detail, retry = false) {

@@ -193,29 +193,39 @@ def test_the_page_uses_what_it_preloads(page: Page, server: str, new_check: NewC
 
 def test_the_icon_comes_after_the_table(page: Page, server: str, new_check: NewCheck) -> None:
     """A browser decodes an SVG icon on the page's main thread once the page has loaded, when
-    the view tends to arrive on a phone's network: the page adds its icon only once the first
-    table is on screen (docs/performance.md)."""
+    the view tends to arrive on a phone's network: the page's icon is empty (so no
+    /favicon.ico is asked for) until the first table is on screen (docs/performance.md)."""
     check = new_check(label="icon")
     held: list[Any] = []
+    asked: list[str] = []
+    problems: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
     page.route(re.compile(rf".*/v1/checks/{check.check_id}$"), lambda route: held.append(route))
     page.goto(check.url(server))
     page.wait_for_load_state("load")
     while not held:
         page.wait_for_timeout(20)
-    expect(page.locator("link[rel=icon]")).to_have_count(0)
+    icon = page.locator("link[rel=icon]")
+    expect(icon).to_have_attribute("href", "data:,")
     held[0].continue_()
     expect(page.locator("#game")).to_be_visible()
-    expect(page.locator("link[rel=icon]")).to_have_count(1)
-    href = page.locator("link[rel=icon]").evaluate("(link) => link.href")
+    expect(icon).to_have_count(1)
+    expect(icon).to_have_attribute("href", re.compile(r"icon\.svg$"))
+    href = icon.evaluate("(link) => link.href")
     assert re.fullmatch(rf"{re.escape(server)}/play-assets/[^/]+/icon\.svg", href), href
     assert page.evaluate("(url) => fetch(url).then((r) => r.status)", href) == 200
+    page.wait_for_timeout(300)
+    assert not [url for url in asked if url.endswith("/favicon.ico")], asked
+    assert problems == []
 
 
 def test_missing_and_wrong_tokens_say_so(page: Page, server: str, new_check: NewCheck) -> None:
     check = new_check()
     page.goto(f"{server}/play/{check.check_id}")
     expect(page.locator("#fatal")).to_be_visible()
-    expect(page.locator("link[rel=icon]")).to_have_count(1)  # a problem on screen has its icon
+    # a problem on screen has its icon
+    expect(page.locator("link[rel=icon]")).to_have_attribute("href", re.compile(r"icon\.svg$"))
     expect(page.locator("#fatal")).to_contain_text("no access token")
     page.goto(f"{server}/play/{check.check_id}#token=sc_play_wrong")
     expect(page.locator("#fatal")).to_contain_text("does not open a check")
