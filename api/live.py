@@ -210,6 +210,9 @@ def _message(event: dict[str, Any]) -> ServerSentEventMessage:
 #: The keepalive: a comment and nothing else (an empty ``data:`` line would be an event with
 #: no data, which a client might try to read; schemathesis found it).
 KEEPALIVE = ServerSentEventMessage(comment="keepalive", data=None)
+#: The first line of a GM's list stream, sent once it is subscribed: from then on no change
+#: is missed (a client, or a test, that creates a check after reading it will hear of it).
+SUBSCRIBED = ServerSentEventMessage(comment="subscribed", data=None)
 
 
 async def _until(incoming: Any, keepalive: float, max_seconds: float) -> AsyncIterator[Any | None]:
@@ -296,8 +299,9 @@ async def summary_stream(
 ) -> AsyncIterator[ServerSentEventMessage]:
     """The summaries of one GM's checks as they change. With ``since`` (a resumed stream) it
     first sends every check changed at or after that time (``read_since``, blocking, in a
-    worker thread; event name ``changed``); it subscribes before reading, and never sends a
-    check at a version older than one it sent, nor the same change twice. Each message: id =
+    worker thread; event name ``changed``); it subscribes before reading (and says so first,
+    with the comment ``: subscribed``), and never sends a check at a version older than one it
+    sent, nor the same change twice. Each message: id =
     :func:`change_id`, event = the kind of change, data = the summary. (The move that ends a
     check makes two events at one version, ``moved`` and ``ended``: both are sent.)"""
     sent: dict[str, tuple[int, str]] = {}
@@ -315,6 +319,7 @@ async def summary_stream(
         )
 
     async with channels.start_subscription([gm_channel(gm_key_sha256)]) as subscriber:
+        yield SUBSCRIBED
         incoming: asyncio.Queue[bytes] = asyncio.Queue()
 
         async def pump() -> None:

@@ -422,7 +422,8 @@ def test_the_list_stream_shows_the_gms_checks_as_they_change(tmp_path: Path) -> 
     ) as base:
         mine = Listener(f"{base}/v1/checks/stream", GM_KEY)
         theirs = Listener(f"{base}/v1/checks/stream", OTHER_GM_KEY)
-        time.sleep(0.3)  # both streams subscribed
+        # both streams subscribed: each says so first (": subscribed"), so nothing after is missed
+        assert mine.first_line.wait(10) and theirs.first_line.wait(10)
         check = _create(base, label="Mira picks the lock", character="Mira")
         created = mine.next()
         assert mine.status == 200 and mine.content_type.startswith("text/event-stream")

@@ -47,6 +47,7 @@ class Listener:
         self.status: int | None = None
         self.content_type = ""
         self.closed = threading.Event()
+        self.first_line = threading.Event()  # the stream's first line, a comment or not
         self._headers = {**bearer(token), **(headers or {})}
         self._url = url
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -59,6 +60,7 @@ class Listener:
                 self.content_type = response.headers.get("content-type", "")
                 fields: dict[str, str] = {}
                 for line in response.iter_lines():
+                    self.first_line.set()
                     if not line:
                         if "data" in fields:
                             self.messages.put(
