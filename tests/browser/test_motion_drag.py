@@ -116,6 +116,8 @@ def test_an_illegal_drop_flies_back_says_why_and_sends_nothing(
     lit = hand.eval_on_selector_all(".drop-target", "zs => zs.map(z => z.dataset.zone)")
     assert set(lit) == legal
     expect(hand.locator(".drag-ghost")).to_have_count(1)
+    # the card in the hand is a card: nothing under it shows through
+    assert hand.locator(".drag-ghost").evaluate("g => getComputedStyle(g).opacity") == "1"
     snap(hand, shots, "motion-carrying-a-card")
     hand.mouse.up()
     # It flies back (an animation of the carried card), then the card is where it was.
