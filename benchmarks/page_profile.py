@@ -17,7 +17,6 @@ the page a little; compare runs of this script with each other.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 from collections import Counter
@@ -26,9 +25,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from page_render import VIEWPORTS, load_until_painted, make_check, new_page, served_chromium
-
-from skillcheck.engine import GAMES
+from page_render import (
+    VIEWPORTS,
+    load_until_painted,
+    make_check,
+    new_page,
+    one_page_parser,
+    served_chromium,
+)
 
 #: The page's function that draws a view (api/static/play.js).
 ROOT_FUNCTION = "applyView"
@@ -68,15 +72,7 @@ def under_root(profile: dict[str, Any]) -> tuple[Counter[str], Counter[str]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--game", choices=sorted(GAMES), default="three-towers")
-    parser.add_argument("--viewport", choices=sorted(VIEWPORTS), default="phone")
-    parser.add_argument("--loads", type=int, default=4)
-    parser.add_argument("--throttle", type=float, default=1, help="CPU slow-down factor")
-    parser.add_argument("--latency", type=float, default=0, help="round trip added, in ms")
-    parser.add_argument("--view-after", type=float, default=0, help="ms the view is held")
+    parser = one_page_parser(__doc__ or "")
     parser.add_argument("--top", type=int, default=15, help="functions listed of each kind")
     args = parser.parse_args()
     per_load: list[tuple[Counter[str], Counter[str]]] = []

@@ -238,6 +238,23 @@ def measure(
     return results
 
 
+def one_page_parser(
+    doc: str, throttle: float = 1, view_after: float = 0
+) -> argparse.ArgumentParser:
+    """The options of the benchmarks that load one game's page several times (page_trace.py,
+    page_profile.py): --game, --viewport, --loads, --throttle, --latency and --view-after."""
+    parser = argparse.ArgumentParser(
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--game", choices=sorted(GAMES), default="three-towers")
+    parser.add_argument("--viewport", choices=sorted(VIEWPORTS), default="phone")
+    parser.add_argument("--loads", type=int, default=4)
+    parser.add_argument("--throttle", type=float, default=throttle, help="CPU slow-down factor")
+    parser.add_argument("--latency", type=float, default=0, help="round trip added, in ms")
+    parser.add_argument("--view-after", type=float, default=view_after, help="ms the view is held")
+    return parser
+
+
 def summary(values: list[float]) -> dict[str, float]:
     return {
         "p50": statistics.median(values),

@@ -25,7 +25,6 @@ compare runs of this script with each other, not with page_render.py.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 from collections import Counter
@@ -34,9 +33,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from page_render import VIEWPORTS, load_until_painted, make_check, new_page, served_chromium, traced
-
-from skillcheck.engine import GAMES
+from page_render import (
+    VIEWPORTS,
+    load_until_painted,
+    make_check,
+    new_page,
+    one_page_parser,
+    served_chromium,
+    traced,
+)
 
 CATEGORIES = ",".join(
     [
@@ -159,16 +164,8 @@ def breakdown(events: list[dict[str, Any]], top: int = 0, span: str = "view") ->
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--game", choices=sorted(GAMES), default="three-towers")
-    parser.add_argument("--viewport", choices=sorted(VIEWPORTS), default="phone")
-    parser.add_argument("--loads", type=int, default=4)
-    parser.add_argument("--throttle", type=float, default=4, help="CPU slow-down factor")
-    parser.add_argument("--view-after", type=float, default=1500, help="ms the view is held")
+    parser = one_page_parser(__doc__ or "", throttle=4, view_after=1500)
     parser.add_argument("--extra-css", default="", help="CSS added to the page's stylesheet")
-    parser.add_argument("--latency", type=float, default=0, help="round trip added, in ms")
     parser.add_argument(
         "--span", choices=["view", "load"], default="view", help="summed from the view or load"
     )
