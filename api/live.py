@@ -301,9 +301,9 @@ async def summary_stream(
     first sends every check changed at or after that time (``read_since``, blocking, in a
     worker thread; event name ``changed``); it subscribes before reading (and says so first,
     with the comment ``: subscribed``), and never sends a check at a version older than one it
-    sent, nor the same change twice. Each message: id =
-    :func:`change_id`, event = the kind of change, data = the summary. (The move that ends a
-    check makes two events at one version, ``moved`` and ``ended``: both are sent.)"""
+    sent, nor the same change twice. Each message: id = :func:`change_id`, event = the kind of
+    change, data = the summary. (The move that ends a check makes two events at one version,
+    ``moved`` and ``ended``: both are sent.)"""
     sent: dict[str, tuple[int, str]] = {}
 
     def message(kind: str, summary: dict[str, Any]) -> ServerSentEventMessage | None:
