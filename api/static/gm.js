@@ -18,7 +18,8 @@ const state = {
   key: null,
   games: new Map(), // name -> summary (title, parameters)
   details: new Map(), // name -> GET /v1/games/{name}
-  calibrates: new Map(), // name -> whether the server offers GET /v1/calibrate for it
+  calibrating: null, // a promise: whether the server offers GET /v1/calibrate (its index says)
+  calibrates: false, // its answer, once in
   game: null,
   loadingGame: null, // the game whose fields are on their way (Create waits for them)
   creating: false, // a POST /v1/checks is on its way
@@ -300,9 +301,9 @@ async function chooseGame(name) {
   $("game").value = name;
   $("odds").style.minHeight = ""; // another game's odds take the room they need (holdOddsRoom)
   let detail = state.details.get(name);
-  // (whether the game calibrates is asked at the same time, so that its box appears with the
+  // (whether the server calibrates is asked at the same time, so that the box appears with the
   // fields, in one frame, not after them)
-  const probing = probeCalibrate(name);
+  const probing = serverCalibrates();
   if (!detail) {
     try {
       detail = await api("GET", `/v1/games/${encodeURIComponent(name)}`);
@@ -560,22 +561,25 @@ async function runCareful() {
   }
 }
 
-/** Learns once per game whether the server calibrates it (shown by showCalibrate). */
-async function probeCalibrate(name) {
-  if (!state.calibrates.has(name)) {
-    let offered = false;
-    try {
-      const { response } = await call("GET", `/v1/calibrate?game=${encodeURIComponent(name)}`);
-      offered = response.status !== 404 && response.status !== 405;
-    } catch {
-      offered = false;
-    }
-    state.calibrates.set(name, offered);
-  }
+/** Learns once whether the server calibrates: the API's index (GET /v1) links
+ *  /v1/calibrate when it does (asked, not probed with an incomplete request, which a browser
+ *  would log as an error). The answer is kept for showCalibrate. */
+function serverCalibrates() {
+  state.calibrating ||= call("GET", "/v1")
+    .then(({ response, data }) => response.ok && Boolean(data?.links?.calibrate))
+    .catch(() => false)
+    .then((offered) => {
+      state.calibrates = offered;
+      return offered;
+    });
+  return state.calibrating;
 }
 
+/** The calibration box, for a game the server calibrates: one whose odds have player profiles
+ *  (the box asks for a profile's chance). */
 function showCalibrate(name) {
-  $("calibrate").hidden = !(state.calibrates.get(name) && state.game === name);
+  const profiles = state.details.get(name)?.profiles || {};
+  $("calibrate").hidden = !(state.calibrates && state.game === name && Object.keys(profiles).length);
 }
 
 async function calibrate() {

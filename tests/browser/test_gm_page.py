@@ -10,6 +10,7 @@ codes are decoded from screenshots with zxing-cpp.
 from __future__ import annotations
 
 import json
+import re
 import socket
 import sqlite3
 import threading
@@ -416,7 +417,11 @@ def test_the_page_is_served_like_the_players(gm_server: tuple[str, Path]) -> Non
                  "/v1/checks/{check_id}/tokens/player",
                  "/v1/checks/{check_id}/tokens/spectator"):  # fmt: skip
         assert used in paths, used
-    assert "/v1/calibrate" in script  # offered only when the server answers it (404: hidden)
+    # calibration is offered when the API's index links it (asked, not probed: no request the
+    # browser would log as an error)
+    assert '"/v1"' in script and "links?.calibrate" in script
+    index = httpx.get(f"{base}/v1").json()
+    assert index["links"]["calibrate"]["href"] == "/v1/calibrate"
 
 
 def test_a_tampered_record_does_not_match(browser: Any, gm_server: tuple[str, Path]) -> None:
@@ -504,10 +509,10 @@ def test_odds_in_the_contracts_shape_with_progress_and_calibration(
                 }
             )  # fmt: skip
 
+    calibrations: list[str] = []
+
     def calibrate(route: Any) -> None:
-        if "target=" not in route.request.url:  # the page asks once whether it exists
-            route.fulfill(status=400, json={"title": "Bad request", "field": "target"})
-            return
+        calibrations.append(route.request.url)
         route.fulfill(
             json={
                 "parameter": "quota", "best": 3,
@@ -535,33 +540,52 @@ def test_odds_in_the_contracts_shape_with_progress_and_calibration(
         expect(gm.locator("#odds-observed")).to_contain_text("3 of 5 finished checks")
         assert all("game=three-towers" in url for url in polls)
         snap(gm, shots, "gm-laptop-odds-contract")
-        # calibrate: offered because the endpoint exists; it fills in the difficulty it found
+        # calibrate: offered because the server's index links it; it fills in the difficulty
+        # it found, and /v1/calibrate was asked only then, with a target
         expect(gm.locator("#calibrate")).to_be_visible()
+        assert calibrations == []
         gm.click("#calibrate-run")
         expect(gm.locator("#calibrate-result")).to_contain_text("Set Quota to 3")
         expect(gm.locator("#param-quota")).to_have_value("3")
+        assert calibrations and all("target=" in url for url in calibrations), calibrations
     finally:
         context.close()
 
 
+@pytest.mark.parametrize("has_it", [True, False], ids=["calibrates", "does-not"])
 def test_calibrate_is_offered_only_where_the_server_has_it(
-    browser: Any, gm_server: tuple[str, Path]
+    browser: Any, gm_server: tuple[str, Path], has_it: bool
 ) -> None:
-    """Until the server has GET /v1/calibrate (404), the page hides the button; once it has
-    it, the page shows it."""
+    """The page offers calibration when the API's index (GET /v1) links /v1/calibrate, and
+    hides it on a server whose index does not (its answer rewritten in the browser). It learns
+    this by asking, so signing in asks /v1/calibrate nothing and logs no error."""
     base, _ = gm_server
-    offered = httpx.get(f"{base}/v1/calibrate?game=three-towers").status_code not in (404, 405)
+    assert "calibrate" in httpx.get(f"{base}/v1").json()["links"]
     context = browser.new_context()
     context.set_default_timeout(10000)
     try:
         gm = context.new_page()
+        asked: list[str] = []
+        errors: list[str] = []
+        gm.on("request", lambda request: asked.append(request.url))
+        gm.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        if not has_it:
+
+            def without_calibrate(route: Any) -> None:
+                index = route.fetch().json()
+                del index["links"]["calibrate"]
+                route.fulfill(json=index)
+
+            gm.route(re.compile(r".*/v1$"), without_calibrate)
         sign_in(gm, base)
         expect(gm.locator("#param-variant")).to_be_visible()
         gm.wait_for_timeout(500)
-        if offered:
+        if has_it:
             expect(gm.locator("#calibrate")).to_be_visible()
         else:
             expect(gm.locator("#calibrate")).to_be_hidden()
+        assert not [url for url in asked if "/v1/calibrate" in url], asked
+        assert errors == []
     finally:
         context.close()
 
