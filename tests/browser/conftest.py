@@ -62,12 +62,18 @@ def vtt_origin(vtt_port: int) -> str:
 
 class _VttPage(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
-        src = parse_qs(urlsplit(self.path).query).get("src", [""])[0]
+        query = parse_qs(urlsplit(self.path).query)
+        src = query.get("src", [""])[0]
+        # the frame's size: ?w=360&h=640 for a VTT's narrow popout (900 x 800 by default)
+        width, height = (
+            query.get(key, [""])[0] if query.get(key, [""])[0].isdigit() else default
+            for key, default in (("w", "900"), ("h", "800"))
+        )
         body = (
             "<!doctype html><meta charset=utf-8><title>A virtual tabletop</title>"
             "<h1>The table</h1>"
-            f'<iframe src="{html.escape(src)}" title="Skill check" width="900" height="800">'
-            "</iframe>"
+            f'<iframe src="{html.escape(src)}" title="Skill check" width="{width}" '
+            f'height="{height}"></iframe>'
         ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -81,7 +87,8 @@ class _VttPage(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="session")
 def vtt(vtt_port: int, vtt_origin: str) -> Iterator[str]:
-    """A real HTTP server on another origin whose ``/table?src=URL`` page frames ``URL``.
+    """A real HTTP server on another origin whose ``/table?src=URL`` page frames ``URL`` (in a
+    frame of ``w`` x ``h`` pixels when the query gives them).
     (A page served by Playwright's routing counts as public, and Chromium's Local Network
     Access then refuses to frame a loopback server; a loopback embedder is allowed.)"""
     httpd = ThreadingHTTPServer(("127.0.0.1", vtt_port), _VttPage)

@@ -294,6 +294,34 @@ def test_a_card_is_dragged_inside_a_cross_origin_iframe(
     expect(frame.locator("#concede-dialog")).to_be_hidden()
 
 
+@pytest.mark.parametrize("name", list(GAMES))
+def test_every_game_plays_in_a_360px_frame_on_another_origin(
+    hand: Page, server: str, vtt: str, new_check: NewCheck, shots: Path, name: str
+) -> None:
+    """Issue 12: the page runs in a 360-px iframe (a VTT's narrow popout, as Owlbear's popover
+    or a Foundry window): it fits without sideways scrolling, a card is dragged to its place,
+    and nothing is logged as an error (the ``hand`` page fails the test on any)."""
+    check = new_check(seed=5, params=GAMES[name].examples()[0], game=name)
+    hand.goto(f"{vtt}/table?src={quote(check.url(server), safe='')}&w=360&h=640")
+    frame = hand.wait_for_selector("iframe").content_frame()
+    assert frame is not None and frame.url.startswith(server) and not hand.url.startswith(server)
+    view = check.view()
+    wait_shows(frame, view)
+    assert frame.evaluate("document.documentElement.clientWidth") == 360
+    wide = frame.evaluate("document.documentElement.scrollWidth")
+    assert wide <= 360, f"{name}'s page is {wide}px wide in a 360px frame"
+    settle(frame)
+    snap(hand, shots, f"motion-{name}-in-a-360px-frame")
+    # a move with a place to go is dragged there; one without (turning a card up) is tapped
+    move = next((m for m in view["moves"] if m["to"] is not None), view["moves"][0])
+    with hand.expect_response(is_move):
+        drag_move(hand, frame, view, move["code"])
+    after = check.view()
+    assert after["moves_made"] == 1 and after["version"] == 1
+    wait_shows(frame, after)
+    assert frame.evaluate("document.documentElement.scrollWidth") <= 360
+
+
 # ---- the keyboard after a move -------------------------------------------------------------
 
 
