@@ -1,7 +1,7 @@
 // The smallest stand-in for the Foundry VTT globals the module touches, so its Foundry-facing
 // code runs unchanged under Node (in a worker thread per simulated browser) and in the test
 // harness page (Chromium). Each member's shape comes from Foundry's documented API; the tags
-// name the sources in /work/shared/reference/vtt-integrations.md ("Sources"). Nothing here
+// name the sources listed in docs/vtt-foundry.md ("Sources"). Nothing here
 // decides anything for the module: it stores, relays and renders.
 //
 // What it models of Foundry's server (the `transport`): chat messages are stored once and sent
