@@ -230,6 +230,30 @@ describe("the skillcheck module against a real server", () => {
     assert.equal(resultsOf(table, checkId).length, 1);
   });
 
+  test("when the active GM leaves, the next GM posts the result; the first GM back does not post it again", async () => {
+    const gm2 = await table.open("gm2");
+    await gm2.call("saveKey", GM_KEY); // the assistant GM's own browser has the key too
+    assert.equal(await gm2.call("reconsider"), false); // Gamemaster is the active GM
+    const { checkId } = await gm.call("startCheck", {
+      actorId: "mira-actor", game: "three-towers", params: PARAMS, label: "Picks the lock", playerId: "mira",
+    });
+    const token = await playerWindow(mira, checkId);
+    await table.close(gm); // the active GM leaves: the assistant GM is the active GM now
+    await until(() => gm2.call("running"), 8000, "the assistant GM taking over");
+    const conceded = await http("POST", `/v1/checks/${checkId}/concede`, token);
+    assert.equal(conceded.status, "lost");
+    await until(() => resultsOf(table, checkId).length, 10000, "the result card, from the assistant GM");
+    gm = await table.open("gm"); // back: Gamemaster is the active GM again and catches up
+    await until(async () => !(await gm2.call("running")), 8000, "the assistant GM handing back");
+    assert.equal(await gm.call("running"), true);
+    await gm.call("idle");
+    await gm2.call("idle");
+    const results = resultsOf(table, checkId);
+    assert.equal(results.length, 1);
+    assert.equal(results[0].flags.skillcheck.status, "lost");
+    await table.close(gm2);
+  });
+
   test("a wrong key and a server that refuses this origin are explained", async () => {
     await table.close(gm);
     const wrong = await table.open("gm", { browser: "laptop" });
