@@ -220,6 +220,7 @@ def open_with_view(context: Any, server: str, check: Check, view: dict[str, Any]
     return page
 
 
+@pytest.mark.console_errors(r"status of 404 .*/stream\?")  # the made-up board has no live feed
 def test_layouts_draw_any_board(
     page: Page, browser: Any, server: str, made_up: Any, shots: Path
 ) -> None:

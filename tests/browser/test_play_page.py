@@ -220,6 +220,7 @@ def test_the_icon_comes_after_the_table(page: Page, server: str, new_check: NewC
     assert problems == []
 
 
+@pytest.mark.console_errors(r"status of 40[14] .*/v1/checks/[^/ ]+\)$")  # the refused tokens
 def test_missing_and_wrong_tokens_say_so(page: Page, server: str, new_check: NewCheck) -> None:
     check = new_check()
     page.goto(f"{server}/play/{check.check_id}")
@@ -260,6 +261,7 @@ def test_click_plays_a_legal_move(
     expect(page.locator("#notice")).to_contain_text(move["text"])
 
 
+@pytest.mark.console_errors(r"status of 422 .*/moves\)$")  # the refused move
 def test_illegal_attempt_is_refused_and_changes_nothing(
     page: Page, server: str, new_check: NewCheck
 ) -> None:
@@ -306,6 +308,7 @@ def test_a_move_typed_while_the_last_is_in_flight_goes_next(
     open_page(page, server, check)
     open_door(page, "keyboard")
     release: list[Any] = []
+
     # hold the first move's answer back until the second code is typed
     def hold_the_first(route: Any) -> None:
         if release:
@@ -389,6 +392,10 @@ def test_concede_asks_in_a_dialog(page: Page, server: str, new_check: NewCheck) 
         expect(page.locator(control)).to_be_hidden()
 
 
+@pytest.mark.console_errors(
+    r"net::ERR_FAILED .*/(stream|events)\?",  # no live feed
+    r"status of 409 .*/moves\)$",  # the move sent on the old version
+)
 def test_version_conflict_reloads_the_view(page: Page, server: str, new_check: NewCheck) -> None:
     check = new_check(seed=21)
     # Cut the live updates so the page does not hear of the move made behind its back.
@@ -422,6 +429,7 @@ def _leaks(text: str, codes: list[str]) -> list[str]:
     return [p.pattern for p in _hidden_patterns(codes) if p.search(text)]
 
 
+@pytest.mark.console_errors(r"status of 404 .*/stream\?")  # polling
 def test_whole_game_by_clicking_without_showing_hidden_cards(
     page: Page, server: str, new_check: NewCheck, winning: tuple[int, list[str]]
 ) -> None:
@@ -455,9 +463,7 @@ def test_whole_game_by_clicking_without_showing_hidden_cards(
     expect(page.locator("#result")).to_be_visible()
     final = check.view()
     assert final["status"] == "won" and final["tier_text"] in ("Success", "Critical success")
-    expect(page.locator("#result-title")).to_have_text(
-        f"✔ Check won: {final['tier_text'].lower()}"
-    )
+    expect(page.locator("#result-title")).to_have_text(f"✔ Check won: {final['tier_text'].lower()}")
     expect(page.locator("#status")).to_have_text("✔ Won")
     # The degree, and the game's own words for the outcome (for a quota check the degree is
     # the cards to spare: the summary says so).
@@ -494,7 +500,16 @@ def test_whole_game_by_clicking_without_showing_hidden_cards(
 # ---- spectators and live updates ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("transport", ["stream", pytest.param("polling", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "transport",
+    [
+        "stream",
+        pytest.param(
+            "polling",
+            marks=[pytest.mark.slow, pytest.mark.console_errors(r"status of 404 .*/stream\?")],
+        ),
+    ],
+)
 def test_spectator_sees_moves_live(
     page: Page, server: str, new_check: NewCheck, transport: str
 ) -> None:
