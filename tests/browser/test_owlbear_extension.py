@@ -7,7 +7,8 @@ The GM and the player are two browser contexts (two devices). The GM keeps the s
 popover, picks a token with the context menu, builds the check from the game's parameters and
 sends it; the player's popover opens with the check and the player plays it to the end inside
 it (the winning line from the library's solver, clicked on the page's list of moves); the result
-is broadcast to the room and shown to the GM as a notification. The GM key reaches no broadcast,
+is broadcast to the room and shown to the GM as a notification (and, if the check ends while the
+GM is away, when the GM opens the room again, once). The GM key reaches no broadcast,
 no metadata and no frame of the player's; the player's token reaches no metadata and travels
 only sealed.
 
@@ -93,9 +94,7 @@ def test_gm_sends_a_check_the_player_plays_it_in_the_popover_and_the_room_sees_t
 
     problems: list[str] = []
     with devhost() as (host, extension, room), room_server(tmp_path, host, extension) as server:
-        devices = [
-            browser.new_context(viewport={"width": 1180, "height": 860}) for _ in range(2)
-        ]
+        devices = [browser.new_context(viewport={"width": 1180, "height": 860}) for _ in range(2)]
         try:
             for device in devices:
                 device.set_default_timeout(10_000)
@@ -182,9 +181,7 @@ def test_gm_sends_a_check_the_player_plays_it_in_the_popover_and_the_room_sees_t
                 table.locator(f"#moves button[data-code='{code}']").click()
                 wait_for(
                     lambda n=number: (
-                        httpx.get(f"{server}/v1/checks/{check_id}", headers=auth).json()[
-                            "version"
-                        ]
+                        httpx.get(f"{server}/v1/checks/{check_id}", headers=auth).json()["version"]
                         == n
                     ),
                     f"move {number} ({code}) on the server",
@@ -230,9 +227,7 @@ def test_gm_sends_a_check_the_player_plays_it_in_the_popover_and_the_room_sees_t
             ]
             assert len(links) == 1 and links[0]["data"]["data"]["to"] == "player-mira"
             listed = room.metadata[f"{NS}/checks"]
-            assert [e["check_id"] for e in listed] == [check_id] and listed[0][
-                "status"
-            ] == "won"
+            assert [e["check_id"] for e in listed] == [check_id] and listed[0]["status"] == "won"
             assert len(json.dumps(room.metadata).encode()) < 4096
             everything_shared = json.dumps(room.log)
             assert GM_KEY not in everything_shared
@@ -242,9 +237,7 @@ def test_gm_sends_a_check_the_player_plays_it_in_the_popover_and_the_room_sees_t
             for frame in player_page.frames:
                 assert GM_KEY not in frame.url
                 assert GM_KEY not in frame.content()
-            [extension_frame, *_] = [
-                f for f in player_page.frames if f.url.startswith(extension)
-            ]
+            [extension_frame, *_] = [f for f in player_page.frames if f.url.startswith(extension)]
             stored = extension_frame.evaluate("() => JSON.stringify(localStorage)")
             assert f"{NS}/keys/player-mira" in stored and GM_KEY not in stored
             # ...while the GM's device keeps it, in the extension's storage only.
@@ -321,4 +314,79 @@ def test_where_the_browser_blocks_the_extensions_storage_the_gm_still_gets_the_r
                 assert page.evaluate("window.unanswered") == []
             finally:
                 device.close()
+    assert not problems, problems
+
+
+@pytest.mark.slow
+def test_a_check_that_ends_while_the_gm_is_away_is_announced_when_the_gm_comes_back_once(
+    tmp_path: Path, browser: Any
+) -> None:
+    """The GM sends a check and closes the room; the check ends meanwhile. When the GM opens
+    the room again (the same device: the extension kept its settings and its checks), the
+    extension catches up from the server's list: the result is broadcast to the room and shown
+    to the GM, once, and not again the next time the room opens."""
+    from playwright.sync_api import expect
+
+    problems: list[str] = []
+    with devhost() as (host, extension, room), room_server(tmp_path, host, extension) as server:
+        device = browser.new_context(viewport={"width": 1180, "height": 860})
+        device.set_default_timeout(10_000)
+
+        def open_room(who: str) -> Any:
+            page = device.new_page()
+            watch_errors(page, problems, who)
+            page.goto(host_url(host, extension, player_id="gm-1", name="Gwen", role="GM"))
+            page.wait_for_selector("body[data-ready=true]")
+            return page
+
+        def results() -> list[dict[str, Any]]:
+            return [
+                e["data"]["data"]
+                for e in room.log
+                if e["kind"] == "broadcast" and e["data"]["channel"] == f"{NS}/result"
+            ]
+
+        try:
+            page = open_room("GM")
+            page.click("#action")
+            gm = page.frame_locator(POPOVER)
+            gm.locator("#server").fill(server)
+            gm.locator("#gm-key").fill(GM_KEY)
+            gm.locator("#settings-form button[type=submit]").click()
+            expect(gm.locator("#create-form")).to_be_visible()
+            page.click(".token[data-item='token-bo']")
+            expect(gm.locator("#target")).to_contain_text("A check for Bo")
+            gm.locator("#check-label").fill("Pick the lock")
+            gm.locator("#send").click()
+            expect(gm.locator("#sent")).to_contain_text("Send the player this link privately")
+            link = gm.locator("#sent-url").input_value()
+            check_id, _, token = link.removeprefix(f"{server}/play/").partition("#token=")
+            page.close()  # the GM leaves the room
+
+            conceded = httpx.post(
+                f"{server}/v1/checks/{check_id}/concede",
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            assert conceded.status_code == 200, conceded.text
+            tier_text = conceded.json()["tier_text"]
+            time.sleep(0.5)
+            assert results() == []  # nobody announced it: the GM was away
+
+            page = open_room("GM, back")
+            expect(page.locator("#notifications")).to_contain_text(
+                f"Bo — Pick the lock: {tier_text}"
+            )
+            wait_for(results, "the result broadcast")
+            [announced] = results()
+            assert announced["check_id"] == check_id and announced["status"] == "lost"
+            page.close()
+
+            page = open_room("GM, again")
+            page.click("#action")
+            expect(page.frame_locator(POPOVER).locator("#room-list")).to_contain_text(tier_text)
+            time.sleep(1.0)  # time to announce it again, were it to
+            assert len(results()) == 1, results()
+            assert GM_KEY not in json.dumps(room.log)
+        finally:
+            device.close()
     assert not problems, problems
