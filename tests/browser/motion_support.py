@@ -202,6 +202,31 @@ def touch_drag(page: Any, start: tuple[float, float], end: tuple[float, float]) 
         session.detach()
 
 
+def pen_drag(page: Any, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """A real pen drag (a stylus: down, moves, up) through the DevTools protocol's mouse events
+    with ``pointerType: "pen"``, which the browser turns into pointer events of type "pen"."""
+    session = page.context.new_cdp_session(page)
+    pen = {"pointerType": "pen", "button": "left", "clickCount": 1}
+    try:
+        session.send(
+            "Input.dispatchMouseEvent",
+            {"type": "mousePressed", "x": start[0], "y": start[1], **pen},
+        )
+        steps = 8
+        for i in range(1, steps + 1):
+            x = start[0] + (end[0] - start[0]) * i / steps
+            y = start[1] + (end[1] - start[1]) * i / steps
+            session.send(
+                "Input.dispatchMouseEvent",
+                {"type": "mouseMoved", "x": x, "y": y, "buttons": 1, **pen},
+            )
+        session.send(
+            "Input.dispatchMouseEvent", {"type": "mouseReleased", "x": end[0], "y": end[1], **pen}
+        )
+    finally:
+        session.detach()
+
+
 def drag_move(page: Any, frame: Any, view: dict[str, Any], code: str, touch: bool = False) -> None:
     """Plays the move ``code`` of ``view`` by hand: dragged from its source zone's card to its
     target zone, or tapped when it goes nowhere in particular (``to`` null)."""

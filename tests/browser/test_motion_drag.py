@@ -26,6 +26,7 @@ from motion_support import (
     is_post,
     mouse_drag,
     move_of,
+    pen_drag,
     settle,
     touch_drag,
     wait_shows,
@@ -162,6 +163,31 @@ def test_an_illegal_drop_flies_back_says_why_and_sends_nothing(
     # A tap on the card still selects it (a click without movement is a tap).
     card.click()
     expect(card).to_have_attribute("aria-pressed", "true")
+
+
+# ---- a pen -----------------------------------------------------------------------------------
+
+
+def test_a_pen_drags_a_card(hand: Page, server: str, new_check: NewCheck) -> None:
+    """Issue 12: drag and drop with pointer events, mouse, touch and pen."""
+    check = new_check(seed=21)
+    hand.goto(check.url(server))
+    frame = hand.main_frame
+    view = check.view()
+    wait_shows(frame, view)
+    hand.evaluate(
+        "() => { window.kinds = []; document.addEventListener('pointerdown',"
+        " e => window.kinds.push(e.pointerType)); }"
+    )
+    code = next(m["code"] for m in view["moves"] if m["from"] == "deck" and m["to"])
+    settle(frame)
+    start, end = card_point(frame, "deck"), zone_point(frame, move_of(view, code)["to"])
+    with hand.expect_response(is_move):
+        pen_drag(hand, start, end)
+    assert hand.evaluate("() => window.kinds") == ["pen"]
+    after = check.view()
+    assert after["moves_made"] == 1 and after["board"] != view["board"]
+    wait_shows(frame, after)
 
 
 # ---- touch ---------------------------------------------------------------------------------
