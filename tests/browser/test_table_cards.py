@@ -331,6 +331,44 @@ def test_plain_words_until_the_verify_door(page: Page, server: str, new_check: N
     expect(page.locator("#board button")).to_have_count(0)
 
 
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_game_ends_in_plain_words(
+    page: Page, server: str, new_check: NewCheck, name: str
+) -> None:
+    """Every game, played to a win while its page follows: no version, commitment or move code
+    on the page while it is played; at the end the result and its tier in words, the winning
+    place lit and named, and no control left (issue 12, "The end" and "Jargon")."""
+    from motion_support import winning_line
+
+    params, seed, line = winning_line(name, GAMES[name].examples())
+    check = new_check(seed=seed, params=params, game=name)
+    page.goto(check.url(server))
+    expect(page.locator("#game")).to_be_visible()
+    check.move(line[0])
+    expect(page.locator("#moves-made")).to_have_text("1")
+    seen = page.locator("body").inner_text()
+    assert check.commitment[:12] not in seen
+    assert not re.search(r"\bversion\b|\bcommitment\b", seen, re.IGNORECASE), seen
+    codes = {m["code"] for m in check.view()["moves"] if re.search("[a-z]", m["code"])}
+    shown = [c for c in codes if re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", seen)]
+    assert not shown, (shown, seen)
+    for code in line[1:]:
+        check.move(code)
+    final = check.view()
+    assert final["status"] == "won"
+    expect(page.locator("#result")).to_be_visible()
+    expect(page.locator("#result-title")).to_have_text(f"✔ Check won: {final['tier_text'].lower()}")
+    winners = [z["id"] for z in final["board"]["zones"] if z["extras"].get("won")]
+    assert winners, f"{name} marks no winning place"
+    for zone_id in winners:
+        zone = page.locator(f".zone[data-zone='{zone_id}']")
+        expect(zone).to_have_class(re.compile(r"\bmark-won\b"))
+        expect(zone).to_have_attribute("aria-label", re.compile("the winning place"))
+    for control in ("#controls", "#keyboard", "#selection", "#undo", "#concede", "#move-input"):
+        expect(page.locator(control)).to_be_hidden()
+    expect(page.locator("#board button")).to_have_count(0)
+
+
 def _line(params: dict[str, Any], seed: int) -> list[str]:
     from skillcheck.serialization import game_from_params
 
