@@ -181,6 +181,29 @@ def mouse_drag(page: Any, start: tuple[float, float], end: tuple[float, float]) 
     page.mouse.up()
 
 
+def _steps(
+    start: tuple[float, float], end: tuple[float, float], count: int = 8
+) -> list[tuple[float, float]]:
+    """The points a drag travels through from ``start`` to ``end`` (``end`` the last)."""
+    return [
+        (start[0] + (end[0] - start[0]) * i / count, start[1] + (end[1] - start[1]) * i / count)
+        for i in range(1, count + 1)
+    ]
+
+
+def record_pointer_kinds(page: Any) -> None:
+    """From now on the page keeps the pointer type of every pointerdown (``pointer_kinds``)."""
+    page.evaluate(
+        "() => { window.kinds = []; document.addEventListener('pointerdown',"
+        " e => window.kinds.push(e.pointerType)); }"
+    )
+
+
+def pointer_kinds(page: Any) -> list[str]:
+    kinds: list[str] = page.evaluate("() => window.kinds")
+    return kinds
+
+
 def touch_drag(page: Any, start: tuple[float, float], end: tuple[float, float]) -> None:
     """A real touch drag (a finger: touchstart, touchmoves, touchend) through the DevTools
     protocol, which the browser turns into pointer events of type "touch"."""
@@ -190,10 +213,7 @@ def touch_drag(page: Any, start: tuple[float, float], end: tuple[float, float]) 
             "Input.dispatchTouchEvent",
             {"type": "touchStart", "touchPoints": [{"x": start[0], "y": start[1]}]},
         )
-        steps = 8
-        for i in range(1, steps + 1):
-            x = start[0] + (end[0] - start[0]) * i / steps
-            y = start[1] + (end[1] - start[1]) * i / steps
+        for x, y in _steps(start, end):
             session.send(
                 "Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]}
             )
@@ -212,10 +232,7 @@ def pen_drag(page: Any, start: tuple[float, float], end: tuple[float, float]) ->
             "Input.dispatchMouseEvent",
             {"type": "mousePressed", "x": start[0], "y": start[1], **pen},
         )
-        steps = 8
-        for i in range(1, steps + 1):
-            x = start[0] + (end[0] - start[0]) * i / steps
-            y = start[1] + (end[1] - start[1]) * i / steps
+        for x, y in _steps(start, end):
             session.send(
                 "Input.dispatchMouseEvent",
                 {"type": "mouseMoved", "x": x, "y": y, "buttons": 1, **pen},

@@ -27,6 +27,8 @@ from motion_support import (
     mouse_drag,
     move_of,
     pen_drag,
+    pointer_kinds,
+    record_pointer_kinds,
     settle,
     touch_drag,
     wait_shows,
@@ -175,16 +177,13 @@ def test_a_pen_drags_a_card(hand: Page, server: str, new_check: NewCheck) -> Non
     frame = hand.main_frame
     view = check.view()
     wait_shows(frame, view)
-    hand.evaluate(
-        "() => { window.kinds = []; document.addEventListener('pointerdown',"
-        " e => window.kinds.push(e.pointerType)); }"
-    )
+    record_pointer_kinds(hand)
     code = next(m["code"] for m in view["moves"] if m["from"] == "deck" and m["to"])
     settle(frame)
     start, end = card_point(frame, "deck"), zone_point(frame, move_of(view, code)["to"])
     with hand.expect_response(is_move):
         pen_drag(hand, start, end)
-    assert hand.evaluate("() => window.kinds") == ["pen"]
+    assert pointer_kinds(hand) == ["pen"]
     after = check.view()
     assert after["moves_made"] == 1 and after["board"] != view["board"]
     wait_shows(frame, after)
@@ -206,10 +205,7 @@ def test_a_finger_drags_a_card_without_scrolling_the_page(
         frame = page.main_frame
         view = check.view()
         wait_shows(frame, view)
-        page.evaluate(
-            "() => { window.kinds = []; document.addEventListener('pointerdown',"
-            " e => window.kinds.push(e.pointerType)); }"
-        )
+        record_pointer_kinds(page)
         code = next(m["code"] for m in view["moves"] if m["from"] == "deck" and m["to"])
         move = move_of(view, code)
         settle(frame)
@@ -218,7 +214,7 @@ def test_a_finger_drags_a_card_without_scrolling_the_page(
         start, end = card_point(frame, "deck"), zone_point(frame, move["to"])
         with page.expect_response(is_move):
             touch_drag(page, start, end)
-        assert page.evaluate("() => window.kinds") == ["touch"]
+        assert pointer_kinds(page) == ["touch"]
         assert page.evaluate("() => window.scrollY") == scrolled
         after = check.view()
         assert after["moves_made"] == 1 and after["board"] != view["board"]

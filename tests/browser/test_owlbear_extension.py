@@ -86,6 +86,26 @@ def wait_for(predicate: Any, what: str, timeout: float = 10.0) -> Any:
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def send_bo_a_check(page: Any, gm: Any, server: str, label: str) -> str:
+    """In the GM's open popover ``gm``: connect to ``server`` with the GM key, pick Bo's token
+    and send a check labelled ``label`` with nobody to send it to; the player's link shown."""
+    from playwright.sync_api import expect
+
+    gm.locator("#server").fill(server)
+    gm.locator("#gm-key").fill(GM_KEY)
+    gm.locator("#settings-form button[type=submit]").click()
+    expect(gm.locator("#create-form")).to_be_visible()
+    page.click(".token[data-item='token-bo']")
+    expect(gm.locator("#target")).to_contain_text("A check for Bo")
+    expect(gm.locator("#player")).to_have_value("")  # nobody connected
+    gm.locator("#check-label").fill(label)
+    gm.locator("#send").click()
+    expect(gm.locator("#sent")).to_contain_text("Send the player this link privately")
+    link: str = gm.locator("#sent-url").input_value()
+    assert link.startswith(f"{server}/play/") and "#token=sc_play_" in link
+    return link
+
+
 @pytest.mark.slow
 def test_gm_sends_a_check_the_player_plays_it_in_the_popover_and_the_room_sees_the_result(
     tmp_path: Path, browser: Any, shots: Path
@@ -285,18 +305,7 @@ def test_where_the_browser_blocks_the_extensions_storage_the_gm_still_gets_the_r
                     "() => { try { localStorage.length; return false; } catch { return true; } }"
                 )
                 assert blocked, "the browser let the cross-site frame use localStorage"
-                gm.locator("#server").fill(server)
-                gm.locator("#gm-key").fill(GM_KEY)
-                gm.locator("#settings-form button[type=submit]").click()
-                expect(gm.locator("#create-form")).to_be_visible()
-                page.click(".token[data-item='token-bo']")
-                expect(gm.locator("#target")).to_contain_text("A check for Bo")
-                expect(gm.locator("#player")).to_have_value("")  # nobody connected
-                gm.locator("#check-label").fill("Swim the river")
-                gm.locator("#send").click()
-                expect(gm.locator("#sent")).to_contain_text("Send the player this link privately")
-                link = gm.locator("#sent-url").input_value()
-                assert link.startswith(f"{server}/play/") and "#token=sc_play_" in link
+                link = send_bo_a_check(page, gm, server, "Swim the river")
                 shot(page, shots, "9-gm-link-to-pass-on")
                 check_id, _, token = link.removeprefix(f"{server}/play/").partition("#token=")
                 conceded = httpx.post(
@@ -349,17 +358,7 @@ def test_a_check_that_ends_while_the_gm_is_away_is_announced_when_the_gm_comes_b
         try:
             page = open_room("GM")
             page.click("#action")
-            gm = page.frame_locator(POPOVER)
-            gm.locator("#server").fill(server)
-            gm.locator("#gm-key").fill(GM_KEY)
-            gm.locator("#settings-form button[type=submit]").click()
-            expect(gm.locator("#create-form")).to_be_visible()
-            page.click(".token[data-item='token-bo']")
-            expect(gm.locator("#target")).to_contain_text("A check for Bo")
-            gm.locator("#check-label").fill("Pick the lock")
-            gm.locator("#send").click()
-            expect(gm.locator("#sent")).to_contain_text("Send the player this link privately")
-            link = gm.locator("#sent-url").input_value()
+            link = send_bo_a_check(page, page.frame_locator(POPOVER), server, "Pick the lock")
             check_id, _, token = link.removeprefix(f"{server}/play/").partition("#token=")
             page.close()  # the GM leaves the room
 
