@@ -141,7 +141,9 @@ class CheckViewBody(TypedDict):
     outcome into four tiers (docs/rules.md) by the check's ``tiers`` thresholds, and
     ``tier_text`` says it in words ("Critical success"); both null until the game ends, and if
     cancelled. ``can_undo`` says whether ``POST .../undo`` would be accepted now under the
-    check's ``undo`` policy (off, safe, full). Times are ISO 8601 with a UTC offset."""
+    check's ``undo`` policy (off, safe, full), and ``undo_refusal`` why not, in words, while the
+    check is in progress (null when it would be accepted, and once the check has ended). Times
+    are ISO 8601 with a UTC offset."""
 
     check_id: str
     game: str
@@ -155,6 +157,7 @@ class CheckViewBody(TypedDict):
     board: BoardBody
     moves: list[MoveViewBody]
     can_undo: bool
+    undo_refusal: str | None
     outcome: OutcomeBody | None
     degree: int | None
     tier: TierName | None

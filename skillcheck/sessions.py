@@ -351,6 +351,9 @@ class CheckView:
     #: The legal moves as ``{code, from, to, text}`` (zone ids), so no front end parses codes.
     moves: tuple[dict[str, Any], ...]
     can_undo: bool
+    #: Why an undo would be refused now, in words (the game's ``State.undo_refusal``), while the
+    #: check is in progress; None when it would be accepted, and once the check has ended.
+    undo_refusal: str | None
     outcome: Outcome | None
     #: The outcome's tier (docs/rules.md); None until the game ends, and if cancelled.
     tier: Tier | None
@@ -397,6 +400,7 @@ class CheckView:
             "board": _copy(self.board),
             "moves": [dict(m) for m in self.moves],
             "can_undo": self.can_undo,
+            "undo_refusal": self.undo_refusal,
             "outcome": None if self.outcome is None else converter.unstructure(self.outcome),
             "degree": self.degree,
             "tier": None if self.tier is None else self.tier.value,
@@ -1445,6 +1449,7 @@ class SessionService:
             board=state.game.board(observation).to_dict(),
             moves=tuple(state.game.move_view(observation, m).to_dict() for m in legal),
             can_undo=in_progress and state.can_undo,
+            undo_refusal=state.undo_refusal() if in_progress else None,
             outcome=state.outcome,
             tier=None
             if state.outcome is None or status is CheckStatus.CANCELLED

@@ -866,6 +866,13 @@ function renderControls() {
   $("undo").disabled = !active || !view.can_undo;
   $("concede").disabled = !active;
   $("undo").hidden = view.params?.undo === false || view.params?.undo === "off";
+  // Why Undo is greyed out, in the server's words (a touch screen shows no tooltip); nothing
+  // before the first move, when there is plainly nothing to take back.
+  const why = playing() && !$("undo").hidden && !view.can_undo && view.moves_made > 0 ? view.undo_refusal : null;
+  $("undo-note").hidden = !why;
+  $("undo-note").textContent = why ? `${capitalise(why)}.` : "";
+  if (why) $("undo").setAttribute("aria-describedby", "undo-note");
+  else $("undo").removeAttribute("aria-describedby");
   $("controls").hidden = !playing();
   $("keyboard").hidden = !playing();
 }

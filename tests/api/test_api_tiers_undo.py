@@ -29,9 +29,11 @@ def test_checks_made_through_the_api_take_back_only_what_reveals_nothing(
     assert created.status_code == 201, created.text
     check = created.json()
     assert check["view"]["params"]["undo"] == "safe" and not check["view"]["can_undo"]
+    assert check["view"]["undo_refusal"] == "nothing to undo: no move has been made yet"
     url, player = f"/v1/checks/{check['check_id']}", bearer(check["player_token"])
     moved = client.post(f"{url}/moves", json={"move": "d3"}, headers=player).json()
     assert moved["can_undo"] is False  # d3 turned the next card up
+    assert moved["undo_refusal"] == UNDO_REVEALED  # and the view says so, as the refusal will
     refused = client.post(f"{url}/undo", headers=player)
     assert refused.status_code == 422 and refused.headers["content-type"].startswith(PROBLEM)
     assert refused.json()["code"] == "undo-not-allowed"
@@ -41,7 +43,7 @@ def test_checks_made_through_the_api_take_back_only_what_reveals_nothing(
     if tower is not None:  # a tower move reveals nothing: it may be taken back
         after = client.post(f"{url}/moves", json={"move": tower["code"]}, headers=player).json()
         if after["status"] == "in_progress":
-            assert after["can_undo"] is True
+            assert after["can_undo"] is True and after["undo_refusal"] is None
             undone = client.post(f"{url}/undo", headers=player)
             assert undone.status_code == 200 and undone.json()["moves_made"] == 1
 

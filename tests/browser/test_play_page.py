@@ -366,6 +366,31 @@ def test_undo_and_keyboard_play(page: Page, server: str, new_check: NewCheck) ->
     expect(page.locator(".zone.target")).to_have_count(0)
 
 
+def test_a_greyed_undo_says_why(page: Page, server: str, new_check: NewCheck) -> None:
+    """Under the default safe undo a deck move turns a card up and cannot be taken back: the
+    greyed Undo says so in words on the page (a touch screen shows no tooltip), in the server's
+    own words; nothing is said before the first move or while Undo would work."""
+    check = new_check(seed=21)  # undo: safe
+    open_page(page, server, check)
+    expect(page.locator("#undo")).to_be_disabled()
+    expect(page.locator("#undo-note")).to_be_hidden()
+    check.move("d3")
+    wait_version(page, 1)
+    expect(page.locator("#undo")).to_be_disabled()
+    why = check.view()["undo_refusal"]
+    assert why and "hidden card" in why
+    note = page.locator("#undo-note")
+    expect(note).to_have_text(f"{why[0].upper()}{why[1:]}.")
+    expect(page.locator("#undo")).to_have_attribute("aria-describedby", "undo-note")
+    tower = next((m for m in check.view()["moves"] if m["from"] != "deck"), None)
+    assert tower is not None, "seed 21 has a tower move after d3"
+    check.move(tower["code"])  # a tower move reveals nothing: Undo works, and says nothing
+    wait_version(page, 2)
+    expect(page.locator("#undo")).to_be_enabled()
+    expect(note).to_be_hidden()
+    expect(page.locator("#undo")).not_to_have_attribute("aria-describedby", "undo-note")
+
+
 def test_concede_asks_in_a_dialog(page: Page, server: str, new_check: NewCheck) -> None:
     check = new_check(seed=21)
     check.move("d1")
