@@ -812,13 +812,18 @@ function renderSelection() {
   text.append(
     `Selected: ${sourceText(page.selected)}. ` +
       (targets.length
-        ? `It can go to ${listWords(targets.map(zoneLabel))}. Choose where, or press Escape.`
+        ? `It can go to ${listWords(targets.map(zoneLabel))}. Choose where, or ${CHOOSE_AGAIN}.`
         : here.length
           ? ""
           : "It cannot go anywhere now; choose another card."),
   );
   for (const move of here) text.append(" ", moveButton(move, "small"));
 }
+
+// How to let go of a selected card, in the words of the device: a touch screen has no Escape key.
+const CHOOSE_AGAIN = globalThis.matchMedia?.("(pointer: coarse)").matches
+  ? "tap it again to choose another"
+  : "press Escape (or select it again) to choose another";
 
 function moveButton(move, className = "") {
   const button = document.createElement("button");

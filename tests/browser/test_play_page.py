@@ -362,6 +362,7 @@ def test_undo_and_keyboard_play(page: Page, server: str, new_check: NewCheck) ->
     assert check.view()["moves_made"] == 0
     page.click(DECK)
     expect(page.locator(".zone.target")).to_have_count(5)
+    expect(page.locator("#selection")).to_contain_text("press Escape (or select it again)")
     page.keyboard.press("Escape")
     expect(page.locator(".zone.target")).to_have_count(0)
 
@@ -650,6 +651,9 @@ def test_phone_layout_fits_without_sideways_scrolling(
         no_overlaps(phone)
         phone.locator(DECK).tap()
         expect(phone.locator(DECK)).to_have_attribute("aria-pressed", "true")
+        # a touch screen has no Escape key: the words say to tap the card again
+        expect(phone.locator("#selection")).to_contain_text("tap it again to choose another")
+        expect(phone.locator("#selection")).not_to_contain_text("Escape")
         snap(phone, shots, "three-towers-phone-selected")
     finally:
         context.close()
