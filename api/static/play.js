@@ -49,6 +49,7 @@ const page = {
   record: null,
   downloadUrl: null,
   focusKey: null, // data-key of the board control that last had the focus
+  undoAsked: null, // the version at which a greyed Undo was pressed (its reason is shown)
 };
 
 function readGames() {
@@ -868,16 +869,15 @@ function renderControls() {
   input.placeholder = view.moves?.[0]?.code || "";
   // Play stays enabled while a move is in flight: a code typed then waits its turn (act()).
   $("play").disabled = !playing();
-  $("undo").disabled = !active || !view.can_undo;
+  // A greyed Undo that the server says why it refuses stays pressable: pressing it says why
+  // beside it (a touch screen shows no tooltip), and sends nothing.
+  const refusal = active && !view.can_undo ? view.undo_refusal || null : null;
+  $("undo").disabled = !active || (!view.can_undo && !refusal);
+  $("undo").setAttribute("aria-disabled", String(Boolean(refusal)));
   $("concede").disabled = !active;
   $("undo").hidden = view.params?.undo === false || view.params?.undo === "off";
-  // Why Undo is greyed out, in the server's words (a touch screen shows no tooltip); nothing
-  // before the first move, when there is plainly nothing to take back.
-  const why = playing() && !$("undo").hidden && !view.can_undo && view.moves_made > 0 ? view.undo_refusal : null;
-  $("undo-note").hidden = !why;
-  $("undo-note").textContent = why ? `${capitalise(why)}.` : "";
-  if (why) $("undo").setAttribute("aria-describedby", "undo-note");
-  else $("undo").removeAttribute("aria-describedby");
+  // The reason stays said while it holds for the version it was asked at.
+  if (!refusal || page.undoAsked !== view.version) sayWhyNoUndo(null);
   $("controls").hidden = !playing();
   $("keyboard").hidden = !playing();
 }
@@ -1083,7 +1083,21 @@ function onKey(event) {
 }
 
 function undo() {
+  if ($("undo").getAttribute("aria-disabled") === "true") {
+    sayWhyNoUndo(page.view.undo_refusal);
+    return undefined;
+  }
   return act("Took back the last move.", (version) => page.client.undo(version));
+}
+
+/** Says beside the Undo button why it takes nothing back (the server's words), or clears it. */
+function sayWhyNoUndo(why) {
+  const note = $("undo-note");
+  page.undoAsked = why ? page.view.version : null;
+  note.hidden = !why;
+  note.textContent = why ? `${capitalise(why)}.` : "";
+  if (why) $("undo").setAttribute("aria-describedby", "undo-note");
+  else $("undo").removeAttribute("aria-describedby");
 }
 
 function askConcede() {
