@@ -441,3 +441,79 @@ def test_harness_in_chromium_and_the_docs_screenshots(
         other.locator("#client-gm").screenshot(path=str(shots / "foundry-error-cors.png"))
     finally:
         context.close()
+
+
+#: Draws a token HUD in the client's page and renders it through the module's hook, as Foundry
+#: does when a token is right-clicked: ``renderTokenHUD(hud, html)`` with ``hud.object`` the
+#: token (its ``actor``), ``html`` a jQuery object in v12 and an HTMLElement in v13, the HUD's
+#: buttons in columns ``col left`` / ``col middle`` / ``col right`` (Foundry's token-hud template;
+#: other modules add buttons the same way, e.g. chrisjbrown/my-names-jeff
+#: ``src/hooks/renderTokenHUD.ts`` reading ``html[0]`` in v12). Returns the module's buttons.
+_TOKEN_HUD = """async ([jquery, actorId]) => {
+  document.getElementById('token-hud')?.remove();
+  const root = document.createElement('form');
+  root.id = 'token-hud';
+  root.innerHTML = '<div class="col left"></div><div class="col middle"></div>'
+    + '<div class="col right"></div>';
+  document.body.append(root);
+  const hud = { object: { actor: harness.actor(actorId) } };
+  await Hooks.callAll('renderTokenHUD', hud, jquery ? Object.assign([root], { jquery: '3' }) : root);
+  return root.querySelectorAll('.col.right [data-skillcheck]').length;
+}"""
+
+#: The token controls as Foundry asks modules for them (``getSceneControlButtons``): an array of
+#: controls with tool arrays in v12, a record of controls with tool records in v13 [F25]; the
+#: module's tool, pressed as Foundry presses a button tool (v12 ``onClick``, v13 ``onChange``).
+_TOKEN_TOOL = """async ([v13]) => {
+  const controls = v13 ? { tokens: { tools: { select: { name: 'select' } } } }
+                       : [{ name: 'token', tools: [{ name: 'select' }] }];
+  await Hooks.callAll('getSceneControlButtons', controls);
+  const tool = v13 ? controls.tokens.tools.skillcheck
+                   : controls[0].tools.find((t) => t.name === 'skillcheck');
+  if (!tool) return null;
+  (v13 ? tool.onChange : tool.onClick)();
+  return tool.title;
+}"""
+
+
+@pytest.mark.slow
+def test_the_token_hud_button_and_the_token_tool_open_the_check_dialog(
+    server: str, harness: int, browser: Any
+) -> None:
+    """A GM opens the check dialog from a token's HUD (v12 and v13 hook shapes) or from the
+    token controls; a player gets neither. The HUD's button opens it for the token's actor."""
+    errors: list[str] = []
+    context = browser.new_context(viewport={"width": 2120, "height": 880})
+    try:
+        context.set_default_timeout(10000)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(f"http://localhost:{harness}/harness/table.html?api={server}&users=gm,mira")
+        gm, gm_page = _frame(page, "gm")
+        _, mira_page = _frame(page, "mira")
+        gm_page.evaluate("harness.api().openKeyForm()")
+        gm.locator("#skillcheck-key").fill(GM_KEY)
+        gm.locator("#skillcheck-gm-key button[type=submit]").click()
+        gm.locator("#skillcheck-gm-key").wait_for(state="detached")
+        dialogs = gm.locator(".skillcheck-dialog-window")
+        for jquery in (True, False):
+            assert gm_page.evaluate(_TOKEN_HUD, [jquery, "mira-actor"]) == 1
+            # rendered again (the HUD re-renders as tokens change): still one button
+            assert gm_page.evaluate(_TOKEN_HUD, [jquery, "mira-actor"]) == 1
+            gm.locator("#token-hud [data-skillcheck=open]").click()
+            dialogs.wait_for()
+            assert gm.locator(".skillcheck-dialog input[name=character]").input_value() == "Mira"
+            dialogs.locator(".header-close").click()
+            dialogs.wait_for(state="detached")
+        for v13 in (False, True):
+            assert gm_page.evaluate(_TOKEN_TOOL, [v13]) == "Skill check"
+            dialogs.wait_for()
+            dialogs.locator(".header-close").click()
+            dialogs.wait_for(state="detached")
+        # A player's HUD and controls get nothing of the module's.
+        assert mira_page.evaluate(_TOKEN_HUD, [False, "mira-actor"]) == 0
+        assert mira_page.evaluate(_TOKEN_TOOL, [True]) is None
+    finally:
+        context.close()
+    assert not errors, errors
