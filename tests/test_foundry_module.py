@@ -457,7 +457,8 @@ _TOKEN_HUD = """async ([jquery, actorId]) => {
     + '<div class="col right"></div>';
   document.body.append(root);
   const hud = { object: { actor: harness.actor(actorId) } };
-  await Hooks.callAll('renderTokenHUD', hud, jquery ? Object.assign([root], { jquery: '3' }) : root);
+  const html = jquery ? Object.assign([root], { jquery: '3' }) : root;
+  await Hooks.callAll('renderTokenHUD', hud, html);
   return root.querySelectorAll('.col.right [data-skillcheck]').length;
 }"""
 
