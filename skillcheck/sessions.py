@@ -1434,6 +1434,7 @@ class SessionService:
         code_of = getattr(observation, "code", None)
         in_progress = status is CheckStatus.IN_PROGRESS
         legal = tuple(state.legal_moves) if in_progress else ()
+        undo_refusal = state.undo_refusal() if in_progress else None
         if updated_at is None:
             updated_at = stored.actions[live.version - 1].at if live.version else stored.created_at
         return CheckView(
@@ -1448,8 +1449,8 @@ class SessionService:
             legal_moves=tuple(m.code for m in legal),
             board=state.game.board(observation).to_dict(),
             moves=tuple(state.game.move_view(observation, m).to_dict() for m in legal),
-            can_undo=in_progress and state.can_undo,
-            undo_refusal=state.undo_refusal() if in_progress else None,
+            can_undo=in_progress and undo_refusal is None,
+            undo_refusal=undo_refusal,
             outcome=state.outcome,
             tier=None
             if state.outcome is None or status is CheckStatus.CANCELLED
