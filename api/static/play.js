@@ -871,7 +871,7 @@ function renderControls() {
   $("play").disabled = !playing();
   // A greyed Undo that the server says why it refuses stays pressable: pressing it says why
   // beside it (a touch screen shows no tooltip), and sends nothing.
-  const refusal = active && !view.can_undo ? view.undo_refusal || null : null;
+  const refusal = active && !view.can_undo ? view.undo_refusal : null;
   $("undo").disabled = !active || (!view.can_undo && !refusal);
   $("undo").setAttribute("aria-disabled", String(Boolean(refusal)));
   $("concede").disabled = !active;
@@ -1083,10 +1083,7 @@ function onKey(event) {
 }
 
 function undo() {
-  if ($("undo").getAttribute("aria-disabled") === "true") {
-    sayWhyNoUndo(page.view.undo_refusal);
-    return undefined;
-  }
+  if ($("undo").getAttribute("aria-disabled") === "true") return sayWhyNoUndo(page.view.undo_refusal);
   return act("Took back the last move.", (version) => page.client.undo(version));
 }
 

@@ -200,8 +200,7 @@ def page(context: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     def console(message: Any) -> None:
         if message.type != "error":
             return
-        where = message.location.get("url", "") if isinstance(message.location, dict) else ""
-        said = f"{message.text} ({where})"
+        said = f"{message.text} ({message.location.get('url', '')})"
         if not any(pattern.search(said) for pattern in expected):
             problems.append(f"console: {said}")
 
