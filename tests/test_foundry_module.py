@@ -260,6 +260,20 @@ def harness(harness_port: int) -> Iterator[int]:
         httpd.server_close()
 
 
+def _open_table(context: Any, harness: int, server: str, errors: list[str]) -> Any:
+    """The harness's table (the GM's and Mira's Foundry side by side) in a new page of
+    ``context``, every uncaught error and console error of it added to ``errors``."""
+    context.set_default_timeout(10000)
+    page = context.new_page()
+    page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
+    page.on(
+        "console",
+        lambda m: errors.append(f"{m.text} @ {m.location}") if m.type == "error" else None,
+    )
+    page.goto(f"http://localhost:{harness}/harness/table.html?api={server}&users=gm,mira")
+    return page
+
+
 def _frame(page: Any, user: str) -> Any:
     """The client iframe of ``user`` once the module has loaded in it."""
     page.wait_for_function(
@@ -288,14 +302,7 @@ def test_harness_in_chromium_and_the_docs_screenshots(
     errors: list[str] = []
     context = browser.new_context(viewport={"width": 2120, "height": 880})
     try:
-        context.set_default_timeout(10000)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
-        page.on(
-            "console",
-            lambda m: errors.append(f"{m.text} @ {m.location}") if m.type == "error" else None,
-        )
-        page.goto(f"http://localhost:{harness}/harness/table.html?api={server}&users=gm,mira")
+        page = _open_table(context, harness, server, errors)
         gm, gm_page = _frame(page, "gm")
         mira, _ = _frame(page, "mira")
         # Without a key the GM is told where to enter it.
@@ -486,11 +493,7 @@ def test_the_token_hud_button_and_the_token_tool_open_the_check_dialog(
     errors: list[str] = []
     context = browser.new_context(viewport={"width": 2120, "height": 880})
     try:
-        context.set_default_timeout(10000)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.goto(f"http://localhost:{harness}/harness/table.html?api={server}&users=gm,mira")
+        page = _open_table(context, harness, server, errors)
         gm, gm_page = _frame(page, "gm")
         _, mira_page = _frame(page, "mira")
         gm_page.evaluate("harness.api().openKeyForm()")
