@@ -198,6 +198,22 @@ def load_until_painted(page: Any, url: str, view_after: float = 0) -> None:
             route.continue_()
 
 
+def in_drawn_page(
+    browser: Any, link: str, size: str, throttle: float, script: str, arg: Any
+) -> Any:
+    """``script`` evaluated with ``arg`` in a page of the player's ``link`` at viewport ``size``
+    (motion reduced), once its first table is painted, its CPU then ``throttle`` times slower."""
+    context = browser.new_context(**VIEWPORTS[size], reduced_motion="reduce")
+    try:
+        page, cdp = new_page(context)
+        load_until_painted(page, link)
+        page.wait_for_timeout(500)
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+        return page.evaluate(script, arg)
+    finally:
+        context.close()
+
+
 def traced(page: Any, cdp: Any, categories: str, run: Any) -> list[dict[str, Any]]:
     """The trace events (``Tracing.start`` over CDP, ``categories``) recorded while ``run()``
     works on ``page``."""
