@@ -92,9 +92,18 @@ function addIcon() {
   link.href = href;
 }
 
+/** Shows the page's parts laid out unseen while the view was on its way (class `pending` in
+ *  play.html: transparent, and hidden from screen readers until now). */
+function reveal(...ids) {
+  for (const id of ids) {
+    $(id).classList.remove("pending");
+    $(id).removeAttribute("aria-hidden");
+  }
+}
+
 function fatal(title, detail, retry = false) {
   addIcon();
-  for (const id of ["header", "main"]) $(id).classList.remove("pending");
+  reveal("header", "main");
   $("loading").hidden = true;
   $("game").hidden = true;
   $("fatal-title").textContent = title;
@@ -181,7 +190,7 @@ async function start() {
   showRole();
   for (const warmup of document.querySelectorAll(".table-warmup")) warmup.remove();
   // The header, the table and the footer appear together, in one frame: nothing on screen moves.
-  for (const id of ["header", "main", "footer"]) $(id).classList.remove("pending");
+  reveal("header", "main", "footer");
   applyView(view);
   performance.mark("skillcheck:drawn");
   // The frame that shows the table: a task queued from the next animation frame runs after it

@@ -4,6 +4,7 @@ uses; ``conftest`` is a name every test directory has)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,6 +92,16 @@ def page_cards(page: Any) -> dict[str, list[str | None]]:
         " [...z.querySelectorAll('.cards .face')].map(f => f.dataset.code ?? null)]))",
     )
     return found
+
+
+def expect_check_shown(where: Any) -> None:
+    """Waits until the player's page (a page or a frame) shows its check: the parts it lays out
+    unseen while the view is on its way are no longer ``pending`` (transparent, so Playwright
+    would call them visible already), and the game is shown."""
+    from playwright.sync_api import expect
+
+    expect(where.locator("#main")).not_to_have_class(re.compile(r"(^|\s)pending(\s|$)"))
+    expect(where.locator("#game")).to_be_visible()
 
 
 def click_move(page: Any, view: dict[str, Any], code: str, frame: Any = None) -> None:

@@ -16,6 +16,7 @@ import pytest
 from browser_support import (
     Check,
     click_move,
+    expect_check_shown,
     no_overlaps,
     open_door,
     page_cards,
@@ -82,7 +83,7 @@ def test_each_game_is_played_through_the_page(
         params, seed, line = found
     check = new_check(seed=seed, params=params, game=name, label="Mira")
     page.goto(check.url(server))
-    expect(page.locator("#game")).to_be_visible()
+    expect_check_shown(page)
     expect(page.locator("#title")).to_have_text(f"{GAMES[name].title} check")
     view = check.view()
     assert_shows(page, view)
@@ -216,7 +217,7 @@ def open_with_view(context: Any, server: str, check: Check, view: dict[str, Any]
     page.route("**/stream*", lambda route: route.fulfill(status=404, body="{}"))
     page.route("**/events*", lambda route: route.abort())
     page.goto(check.url(server))
-    expect(page.locator("#game")).to_be_visible()
+    expect_check_shown(page)
     return page
 
 
@@ -226,7 +227,7 @@ def test_layouts_draw_any_board(
 ) -> None:
     check, view, sent = made_up
     page.goto(check.url(server))
-    expect(page.locator("#game")).to_be_visible()
+    expect_check_shown(page)
     assert_shows(page, view)
     # Face-down cards are backs with no code; the stock shows one back and its count.
     expect(page.locator(".zone[data-zone='stock'] .back")).to_have_count(1)
@@ -392,7 +393,7 @@ def test_a_game_module_draws_its_own_faces_and_layout(
         lambda route: route.fulfill(status=200, content_type="text/javascript", body=MODULE),
     )
     page.goto(check.url(server))
-    expect(page.locator("#game")).to_be_visible()
+    expect_check_shown(page)
     expect(page.locator(".module-table")).to_have_count(1)
     order = page.eval_on_selector_all(".module-table > .zone", "zs => zs.map(z => z.dataset.zone)")
     zones = [z["id"] for z in check.view()["board"]["zones"]]

@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
-from browser_support import GM_KEY, open_door, snap
+from browser_support import GM_KEY, expect_check_shown, open_door, snap
 from playwright.sync_api import Page, expect
 
 from api.app import create_app
@@ -177,7 +177,7 @@ def test_a_gm_runs_a_check_from_the_page(
         player = player_context.new_page()
         player.on("pageerror", lambda error: errors.append(str(error)))
         player.goto(copied)
-        expect(player.locator("#game")).to_be_visible()
+        expect_check_shown(player)
         line = line_for(database, check_id)
         if line:
             open_door(player, "keyboard")
@@ -225,7 +225,7 @@ def test_a_gm_runs_a_check_from_the_page(
         assert old.status_code == 401
         player.goto("about:blank")
         player.goto(new_link)
-        expect(player.locator("#game")).to_be_visible()
+        expect_check_shown(player)
         assert not errors, errors
     finally:
         gm_context.close()

@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from browser_support import PARAMS, Check, open_door, snap
+from browser_support import PARAMS, Check, expect_check_shown, open_door, snap
 from motion_support import (
     RECORDER,
     Console,
@@ -77,7 +77,7 @@ def test_each_game_is_won_by_dragging(
     params, seed, line = winning_line(name, GAMES[name].examples())
     check = new_check(seed=seed, params=params, game=name)
     hand.goto(check.url(server))
-    expect(hand.locator("#game")).to_be_visible()
+    expect_check_shown(hand)
     frame = hand.main_frame
     wait_shows(frame, check.view())
     play_line(hand, frame, check, line)

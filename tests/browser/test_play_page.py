@@ -19,6 +19,7 @@ from browser_support import (
     PARAMS,
     Check,
     click_move,
+    expect_check_shown,
     no_overlaps,
     open_door,
     page_cards,
@@ -39,7 +40,7 @@ NewCheck = Callable[..., Check]
 
 def open_page(page: Page, server: str, check: Check, token: str | None = None) -> None:
     page.goto(check.url(server, token))
-    expect(page.locator("#game")).to_be_visible()
+    expect_check_shown(page)
 
 
 #: The deck's card (a button for the player) and a tower's head, in Three Towers' board.
@@ -68,7 +69,7 @@ def test_page_shows_the_observation(page: Page, server: str, new_check: NewCheck
     assert headers["referrer-policy"] == "no-referrer"
     assert headers["cache-control"] == "no-cache"
     assert headers["content-type"].startswith("text/html")
-    expect(page.locator("#game")).to_be_visible()
+    expect_check_shown(page)
     obs = view["observation"]
     assert page_cards(page) == shown_cards(view)
     assert [page_cards(page)[f"t{n}"] for n in range(1, 6)] == obs["towers"]
@@ -180,7 +181,7 @@ def test_the_page_uses_what_it_preloads(page: Page, server: str, new_check: NewC
     preloads (same URL, mode and credentials), not second copies."""
     check = new_check(label="preloads")
     open_page(page, server, check)
-    expect(page.locator("#game")).to_be_visible()
+    expect_check_shown(page)
     fetched = page.evaluate(
         "() => performance.getEntriesByType('resource').map((e) => e.name.split('#')[0])"
     )
@@ -209,7 +210,7 @@ def test_the_icon_comes_after_the_table(page: Page, server: str, new_check: NewC
     icon = page.locator("link[rel=icon]")
     expect(icon).to_have_attribute("href", "data:,")
     held[0].continue_()
-    expect(page.locator("#game")).to_be_visible()
+    expect_check_shown(page)
     expect(icon).to_have_count(1)
     expect(icon).to_have_attribute("href", re.compile(r"icon\.svg$"))
     href = icon.evaluate("(link) => link.href")
@@ -218,6 +219,42 @@ def test_the_icon_comes_after_the_table(page: Page, server: str, new_check: NewC
     page.wait_for_timeout(300)
     assert not [url for url in asked if url.endswith("/favicon.ico")], asked
     assert problems == []
+
+
+def test_the_page_is_unseen_and_inert_until_the_view(
+    page: Page, server: str, new_check: NewCheck
+) -> None:
+    """While the view is on its way the page's own parts are laid out but transparent and
+    hidden from screen readers; a control pressed unseen sends nothing; the view shows them
+    (docs/performance.md, "2026-12-03, second session")."""
+    check = new_check(label="unseen")
+    held: list[Any] = []
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if r.method != "GET" else None)
+    page.route(re.compile(rf".*/v1/checks/{check.check_id}$"), lambda route: held.append(route))
+    page.goto(check.url(server))
+    while not held:
+        page.wait_for_timeout(20)
+    parts = ["#header", "#main", "#footer"]
+    for part in parts:
+        assert page.locator(part).evaluate("(e) => getComputedStyle(e).opacity") == "0", part
+        expect(page.locator(part)).to_have_attribute("aria-hidden", "true")
+    # nothing a screen reader is offered but the loading notice
+    expect(page.get_by_role("button", name="Concede…")).to_have_count(0)
+    expect(page.get_by_role("status")).to_have_text("Loading the check…")
+    # pressed unseen (a blind tap, a stray key): nothing is asked of the server
+    for control in ["#undo", "#concede"]:
+        page.locator(control).dispatch_event("click")
+    page.keyboard.press("u")
+    assert not page.locator("#concede-dialog").evaluate("(d) => d.open")
+    held[0].continue_()
+    expect_check_shown(page)
+    for part in parts:
+        assert page.locator(part).evaluate("(e) => getComputedStyle(e).opacity") == "1", part
+        expect(page.locator(part)).not_to_have_attribute("aria-hidden", "true")
+    expect(page.get_by_role("button", name="Concede…")).to_be_visible()
+    wait_version(page, 0)
+    assert sent == []
 
 
 @pytest.mark.console_errors(r"status of 40[14] .*/v1/checks/[^/ ]+\)$")  # the refused tokens
@@ -609,7 +646,7 @@ def test_page_works_in_an_iframe_on_another_origin(
     check = new_check(seed=21)
     page.goto(f"{vtt}/table?src={quote(check.url(server), safe='')}")
     frame = page.frame_locator("iframe")
-    expect(frame.locator("#game")).to_be_visible()
+    expect_check_shown(frame)
     frame.locator(DECK).click()
     frame.locator(tower(3)).click()
     expect(frame.locator("#version")).to_have_text("1")

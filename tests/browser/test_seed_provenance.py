@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
-from browser_support import GAME, GM_KEY, PARAMS, Check, snap
+from browser_support import GAME, GM_KEY, PARAMS, Check, expect_check_shown, snap
 from playwright.sync_api import Page, expect
 
 expect.set_options(timeout=8000)
@@ -19,7 +19,7 @@ def test_the_page_says_the_gm_chose_this_deal(
 ) -> None:
     chosen = new_check(seed=11)
     page.goto(chosen.url(server))
-    expect(page.locator("#game")).to_be_visible()
+    expect_check_shown(page)
     fact = page.locator("#seed-fact")
     expect(fact).to_be_visible()
     expect(fact).to_contain_text("The GM chose this deal.")
@@ -43,6 +43,6 @@ def test_a_drawn_deal_says_nothing_of_the_kind(page: Page, server: str, http: ht
     body = made.json()
     assert body["view"]["seed_chosen"] is False
     page.goto(f"{server}/play/{body['check_id']}#token={body['player_token']}")
-    expect(page.locator("#game")).to_be_visible()
+    expect_check_shown(page)
     expect(page.locator("#seed-fact")).to_be_hidden()
     expect(page.locator("body")).not_to_contain_text("The GM chose", use_inner_text=True)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from browser_support import Check, click_move, open_door
+from browser_support import Check, click_move, expect_check_shown, open_door
 from playwright.sync_api import Page, expect
 
 from api.make_glyphs import OUT
@@ -250,7 +250,7 @@ def test_every_card_and_zone_says_what_it_is(page: Page, server: str, new_check:
         check.move(code)
     view = check.view()
     page.goto(check.url(server))
-    expect(page.locator("#game")).to_be_visible()
+    expect_check_shown(page)
     for zone in view["board"]["zones"]:
         element = page.locator(f".zone[data-zone='{zone['id']}']")
         label = element.get_attribute("aria-label") or ""
@@ -279,7 +279,7 @@ def test_every_card_and_zone_says_what_it_is(page: Page, server: str, new_check:
 def test_face_down_cards_say_where_they_lie(page: Page, server: str, new_check: NewCheck) -> None:
     check = new_check(seed=1, params={}, game="tripeaks")
     page.goto(check.url(server))
-    expect(page.locator("#game")).to_be_visible()
+    expect_check_shown(page)
     view = check.view()
     stock = next(z for z in view["board"]["zones"] if z["id"] == "stock")
     expect(page.locator(".zone[data-zone='stock'] .card")).to_have_attribute(
@@ -297,7 +297,7 @@ def test_plain_words_until_the_verify_door(page: Page, server: str, new_check: N
     tower."""
     check = new_check(seed=3, params=QUOTA, label="Mira")
     page.goto(check.url(server))
-    expect(page.locator("#game")).to_be_visible()
+    expect_check_shown(page)
     line = _line(QUOTA, 3)
     click_move(page, check.view(), line[0])
     expect(page.locator("#version")).to_have_text("1")
@@ -343,7 +343,7 @@ def test_every_game_ends_in_plain_words(
     params, seed, line = winning_line(name, GAMES[name].examples())
     check = new_check(seed=seed, params=params, game=name)
     page.goto(check.url(server))
-    expect(page.locator("#game")).to_be_visible()
+    expect_check_shown(page)
     check.move(line[0])
     expect(page.locator("#moves-made")).to_have_text("1")
     seen = page.locator("body").inner_text()
@@ -406,7 +406,7 @@ def test_no_layout_shift_while_loading_and_playing(
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         check = new_check(seed=4, params=GAMES[name].examples()[0], game=name)
         page.goto(check.url(server))
-        expect(page.locator("#game")).to_be_visible()
+        expect_check_shown(page)
         expect(page.locator("#live")).to_have_attribute("data-mode", "stream")
         for played in (1, 2):
             view = check.view()

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from browser_support import Check
+from browser_support import Check, expect_check_shown
 from PIL import Image
 from playwright.sync_api import Page, expect
 
@@ -98,7 +98,7 @@ def compare(shot: bytes, name: str, shots: Path) -> None:
 
 def settle(page: Page, version: int, over: bool) -> None:
     """Wait until the page shows ``version`` with its live status final and its fonts loaded."""
-    expect(page.locator("#game")).to_be_visible()
+    expect_check_shown(page)
     expect(page.locator("#version")).to_have_text(str(version))
     expect(page.locator("#live")).to_have_attribute("data-mode", "stopped" if over else "stream")
     page.evaluate("document.fonts.ready.then(() => true)")
