@@ -6,7 +6,8 @@ page (docs/performance.md, "What the page does to be quick").
 For each game and viewport it opens the player's page of a real check (the API in a subprocess,
 benchmarks/_api_harness.py; Debian's Chromium, CPU ``--throttle`` times slower), takes the drawn
 table and makes two copies of it: one with every face and card back drawn by the ``--before``
-commit's ``api/static/cards.js`` (served beside today's), one by today's. It then inserts the
+commit's ``api/static/cards.js`` (served beside today's), one by today's, each module having
+first drawn ahead what it draws while a page waits for its view. It then inserts the
 copies one after the other, ``--reps`` times each, and times each from the insertion to the
 frame after it (style, layout and paint of the table). Both run in the same page, interleaved,
 so the machine's load moves them alike: this compares two drawings of the faces far more
@@ -37,6 +38,10 @@ INSERTS = """async ([before, after, deck, reps]) => {
   const modules = [await import(before), await import(after)];
   const tables = [];
   for (const module of modules) tables.push(await module.CardTable.load('', deck));
+  // drawn ahead as the page does while the view is on its way (the faces, and the back where
+  // the module draws it as an image)
+  for (const cards of tables) cards.prepare();
+  await new Promise((done) => setTimeout(done, 2000));
   const table = document.getElementById('table');
   const parent = table.parentNode;
   const next = table.nextSibling;
@@ -46,7 +51,7 @@ INSERTS = """async ([before, after, deck, reps]) => {
       face.replaceWith(cards.face(face.dataset.code));
     }
     for (const back of copy.querySelectorAll('.face[data-back]')) {
-      back.replaceWith(cards.back(back.lastChild.textContent));
+      back.replaceWith(cards.back(back.title));
     }
     return copy;
   });

@@ -8,7 +8,8 @@ API in a subprocess, benchmarks/_api_harness.py) and its player's page loaded ``
 at 360 x 740 in Debian's Chromium. Printed per game, at the median of the loads, in ms from the
 navigation's start: when the view was asked for and when its last byte came
 (``view asked``, ``view in``: Resource Timing), when the page read it, drew the table and
-painted it (the page's ``skillcheck:view``, ``:drawn``, ``:painted`` marks), when each deck's
+painted it (the page's ``skillcheck:view``, ``:drawn``, ``:painted`` marks), when the card back
+was drawn as an image (``:back-image``), when each deck's
 table arrived and when its faces were all drawn ahead (``skillcheck:fonts-warmed:<deck>``, the
 last step of drawing ahead; "-" when no load finished it: the page stops drawing ahead a deck
 the check turned out not to use, and draws none of a deck it does not expect), and the
@@ -40,7 +41,7 @@ MARKS = """(decks) => {
   const marks = {
     "view asked": view?.startTime ?? null, "view in": view?.responseEnd ?? null,
     "read": at("skillcheck:view"), "drawn": at("skillcheck:drawn"),
-    "painted": at("skillcheck:painted"),
+    "painted": at("skillcheck:painted"), "back image": at("skillcheck:back-image"),
     "DOMContentLoaded": performance.getEntriesByType("navigation")[0].domContentLoadedEventEnd,
   };
   for (const deck of decks) {
