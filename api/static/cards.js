@@ -297,6 +297,66 @@ function nextTask(fn) {
   }
 }
 
+let backImage = null; // the blob URL of the card back drawn as an image, once it is
+let backImageStarted = false;
+/** Properties that colour an SVG drawing, copied onto its elements for an image of it. */
+const PAINT = ["fill", "fill-opacity", "stroke", "stroke-opacity", "stroke-width"];
+
+/** Draws the card back (`back`, the SVG face CardTable.back makes) once as a bitmap, ahead of
+ *  any view, and styles every back made afterwards with it: a face-down card is then one
+ *  element with a background image instead of an SVG of seven elements to style, lay out and
+ *  paint in the table's first frame (docs/performance.md). The SVG stays the one drawing of the
+ *  back: its colours are read from the page's stylesheet (an SVG image sees none), then it is
+ *  drawn on a canvas at up to four pixels per unit (cards are at most about a unit per CSS
+ *  pixel) and kept as a PNG, once a deck's faces are drawn ahead (CardTable.prepare). Backs
+ *  made before it is ready stay SVG. */
+async function drawBackImage(back) {
+  if (backImageStarted || typeof document === "undefined" || !document.body) return;
+  backImageStarted = true;
+  const holder = document.createElement("span");
+  holder.className = "face font-warmup";
+  holder.setAttribute("aria-hidden", "true");
+  holder.append(back);
+  document.body.append(holder);
+  const drawing = back.querySelector("svg");
+  const copy = drawing.cloneNode(true);
+  const painted = [...copy.querySelectorAll("*")];
+  [...drawing.querySelectorAll("*")].forEach((element, i) => {
+    const style = getComputedStyle(element);
+    for (const name of PAINT) painted[i].setAttribute(name, style.getPropertyValue(name));
+  });
+  holder.remove();
+  const scale = Math.min(4, Math.max(2, Math.ceil((globalThis.devicePixelRatio || 1) * 1.5)));
+  copy.setAttribute("xmlns", SVG);
+  copy.setAttribute("width", String(CARD_W * scale));
+  copy.setAttribute("height", String(CARD_H * scale));
+  const source = URL.createObjectURL(
+    new Blob([new XMLSerializer().serializeToString(copy)], { type: "image/svg+xml" }),
+  );
+  try {
+    const image = new Image();
+    image.src = source;
+    await image.decode();
+    const canvas = document.createElement("canvas");
+    canvas.width = CARD_W * scale;
+    canvas.height = CARD_H * scale;
+    canvas.getContext("2d").drawImage(image, 0, 0, canvas.width, canvas.height);
+    const blob = await new Promise((done) => canvas.toBlob(done, "image/png"));
+    if (!blob) return;
+    const url = URL.createObjectURL(blob);
+    const bitmap = new Image();
+    bitmap.src = url;
+    await bitmap.decode(); // decoded now, not in the first frame that shows a back
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(`.face.back[data-image] { background: url("${url}") 0 0 / 100% 100% no-repeat; print-color-adjust: exact; }`);
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+    backImage = url;
+    performance.mark("skillcheck:back-image");
+  } finally {
+    URL.revokeObjectURL(source);
+  }
+}
+
 export class CardTable {
   constructor(data) {
     this.deck = data?.deck || "";
@@ -353,6 +413,9 @@ export class CardTable {
           if (this.preparing !== step) return;
           this.preparing = null;
           this.warmFonts();
+          // then the back, as an image (the faces come first: a view waiting for them draws
+          // them on the spot, while a back can always be drawn as SVG)
+          if (!backImageStarted) drawBackImage(this.back()).catch(() => {}); // (backs stay SVG)
         });
       }
     };
@@ -607,8 +670,16 @@ export class CardTable {
     return group;
   }
 
-  /** The back of a face-down card: a lattice in a frame, `words` as its tooltip. */
+  /** The back of a face-down card: a lattice in a frame, `words` as its tooltip. Once the
+   *  back has been drawn as an image (drawBackImage), an element with that image. */
   back(words = "a face-down card") {
+    if (backImage && !this.drawnBack?.hasAttribute("data-image")) {
+      const back = document.createElement("span");
+      back.className = "face back";
+      back.dataset.back = "";
+      back.dataset.image = "";
+      this.drawnBack = back;
+    }
     if (!this.drawnBack) {
       const back = document.createElement("span");
       back.className = "face back";

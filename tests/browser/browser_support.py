@@ -104,6 +104,28 @@ def expect_check_shown(where: Any) -> None:
     expect(where.locator("#game")).to_be_visible()
 
 
+def open_drawn_ahead(page: Any, url: str, check_id: str) -> None:
+    """Opens the player's ``url`` with the check's view held until the page has drawn ahead
+    what it draws while waiting (the decks' faces, then the card back as an image: the mark
+    ``skillcheck:back-image``), as on a slow network, so the first table is drawn the same way
+    whatever the machine's speed."""
+    pattern = re.compile(rf".*/v1/checks/{re.escape(check_id)}$")
+    held: list[Any] = []
+    page.route(pattern, lambda route: held.append(route))
+    if page.url == url:
+        page.reload()  # (going to the same URL and fragment would load nothing)
+    else:
+        page.goto(url)
+    ready = "() => performance.getEntriesByName('skillcheck:back-image').length > 0"
+    for _ in range(500):
+        if held and page.evaluate(ready):
+            break
+        page.wait_for_timeout(20)
+    assert held and page.evaluate(ready), "the page did not draw the card back ahead"
+    held[0].continue_()
+    page.unroute(pattern)
+
+
 def click_move(page: Any, view: dict[str, Any], code: str, frame: Any = None) -> None:
     """Play the move ``code`` of ``view`` as a player does: tap the zone it comes from (its
     exposed card), then the zone it goes to (its head), or only the source for a move that goes

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from browser_support import Check, click_move, expect_check_shown, open_door
+from browser_support import Check, click_move, expect_check_shown, open_door, open_drawn_ahead
 from playwright.sync_api import Page, expect
 
 from api.make_glyphs import OUT
@@ -289,6 +289,49 @@ def test_face_down_cards_say_where_they_lie(page: Page, server: str, new_check: 
     expect(page.locator(f".zone[data-zone='{hidden['id']}'] .card")).to_have_attribute(
         "aria-label", re.compile(rf"^a face-down card, {re.escape(hidden['label'])}")
     )
+
+
+def test_face_down_cards_are_one_element_with_the_back_drawn_ahead_as_an_image(
+    page: Page, server: str, new_check: NewCheck
+) -> None:
+    """The card back is drawn once as a bitmap while the view is on its way (cards.js,
+    drawBackImage): each face-down card of the first table is then one element showing that
+    image (a PNG in a blob), sized 5 : 7 like the SVG it is drawn from, and still says what it
+    is."""
+    check = new_check(seed=1, params={}, game="tripeaks")
+    open_drawn_ahead(page, check.url(server), check.check_id)
+    expect_check_shown(page)
+    backs = page.locator("#table .face[data-back]")
+    zones = check.view()["board"]["zones"]
+    # the peaks' hidden cards, and a pile the view gives only as a count (the stock)
+    face_down = sum(z["cards"].count(None) for z in zones)
+    face_down += sum(1 for z in zones if z["count"] and not z["cards"])
+    assert face_down > 10 and backs.count() == face_down
+    found = backs.evaluate_all(
+        """(backs) => backs.map((back) => ({
+            image: back.hasAttribute('data-image'),
+            inside: back.children.length,
+            background: getComputedStyle(back).backgroundImage,
+            label: back.closest('.card').getAttribute('aria-label'),
+        }))"""
+    )
+    assert all(b["image"] and b["inside"] == 0 for b in found), found
+    assert {b["background"] for b in found} == {found[0]["background"]}
+    url = re.fullmatch(r'url\("(blob:[^"]+)"\)', found[0]["background"])
+    assert url, found[0]["background"]
+    assert all(b["label"].startswith("a face-down card") for b in found), found
+    size = page.evaluate(
+        """async (url) => {
+            const image = new Image();
+            image.src = url;
+            await image.decode();
+            return [image.naturalWidth, image.naturalHeight];
+        }""",
+        url.group(1),
+    )
+    # a bitmap at two or more pixels per unit of the 100 x 140 drawing (an SVG image would
+    # have the drawing's own size)
+    assert size[0] >= 200 and size[0] * 7 == size[1] * 5, size
 
 
 def test_plain_words_until_the_verify_door(page: Page, server: str, new_check: NewCheck) -> None:
