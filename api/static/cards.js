@@ -320,12 +320,15 @@ async function drawBackImage(back) {
   document.body.append(holder);
   const drawing = back.querySelector("svg");
   const copy = drawing.cloneNode(true);
-  const painted = [...copy.querySelectorAll("*")];
-  [...drawing.querySelectorAll("*")].forEach((element, i) => {
-    const style = getComputedStyle(element);
-    for (const name of PAINT) painted[i].setAttribute(name, style.getPropertyValue(name));
-  });
-  holder.remove();
+  try {
+    const painted = [...copy.querySelectorAll("*")];
+    [...drawing.querySelectorAll("*")].forEach((element, i) => {
+      const style = getComputedStyle(element);
+      for (const name of PAINT) painted[i].setAttribute(name, style.getPropertyValue(name));
+    });
+  } finally {
+    holder.remove();
+  }
   const scale = Math.min(4, Math.max(2, Math.ceil((globalThis.devicePixelRatio || 1) * 1.5)));
   copy.setAttribute("xmlns", SVG);
   copy.setAttribute("width", String(CARD_W * scale));
@@ -348,7 +351,10 @@ async function drawBackImage(back) {
     bitmap.src = url;
     await bitmap.decode(); // decoded now, not in the first frame that shows a back
     const sheet = new CSSStyleSheet();
-    sheet.replaceSync(`.face.back[data-image] { background: url("${url}") 0 0 / 100% 100% no-repeat; print-color-adjust: exact; }`);
+    sheet.replaceSync(
+      `.face.back[data-image] { background: url("${url}") 0 0 / 100% 100% no-repeat;` +
+        " print-color-adjust: exact; }",
+    );
     document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
     backImage = url;
     performance.mark("skillcheck:back-image");
