@@ -5,6 +5,7 @@ uses; ``conftest`` is a name every test directory has)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -104,11 +105,12 @@ def expect_check_shown(where: Any) -> None:
     expect(where.locator("#game")).to_be_visible()
 
 
-def open_drawn_ahead(page: Any, url: str, check_id: str) -> None:
-    """Opens the player's ``url`` with the check's view held until the page has drawn ahead
-    what it draws while waiting (the decks' faces, then the card back as an image: the mark
-    ``skillcheck:back-image``), as on a slow network, so the first table is drawn the same way
-    whatever the machine's speed."""
+def open_with_view_held(
+    page: Any, url: str, check_id: str, until: str = "() => true", what: str = "the page"
+) -> Callable[[], None]:
+    """Opens the player's ``url`` with the check's view held, as on a slow network, and waits
+    until the page has asked for the view and the script ``until`` holds (``what`` names it if
+    it never does). Returns what lets the view through."""
     pattern = re.compile(rf".*/v1/checks/{re.escape(check_id)}$")
     held: list[Any] = []
     page.route(pattern, lambda route: held.append(route))
@@ -116,14 +118,26 @@ def open_drawn_ahead(page: Any, url: str, check_id: str) -> None:
         page.reload()  # (going to the same URL and fragment would load nothing)
     else:
         page.goto(url)
-    ready = "() => performance.getEntriesByName('skillcheck:back-image').length > 0"
     for _ in range(500):
-        if held and page.evaluate(ready):
+        if held and page.evaluate(until):
             break
         page.wait_for_timeout(20)
-    assert held and page.evaluate(ready), "the page did not draw the card back ahead"
-    held[0].continue_()
-    page.unroute(pattern)
+    assert held and page.evaluate(until), f"{what} was not ready while the view was held"
+
+    def release() -> None:
+        held[0].continue_()
+        page.unroute(pattern)
+
+    return release
+
+
+def open_drawn_ahead(page: Any, url: str, check_id: str) -> None:
+    """Opens the player's ``url`` with the check's view held until the page has drawn ahead
+    what it draws while waiting (the decks' faces, then the card back as an image: the mark
+    ``skillcheck:back-image``), so the first table is drawn the same way whatever the
+    machine's speed."""
+    drawn = "() => performance.getEntriesByName('skillcheck:back-image').length > 0"
+    open_with_view_held(page, url, check_id, drawn, "the card back drawn ahead")()
 
 
 def click_move(page: Any, view: dict[str, Any], code: str, frame: Any = None) -> None:

@@ -22,6 +22,7 @@ from browser_support import (
     expect_check_shown,
     no_overlaps,
     open_door,
+    open_with_view_held,
     page_cards,
     shown_cards,
     snap,
@@ -197,19 +198,15 @@ def test_the_icon_comes_after_the_table(page: Page, server: str, new_check: NewC
     the view tends to arrive on a phone's network: the page's icon is empty (so no
     /favicon.ico is asked for) until the first table is on screen (docs/performance.md)."""
     check = new_check(label="icon")
-    held: list[Any] = []
     asked: list[str] = []
     problems: list[str] = []
     page.on("request", lambda request: asked.append(request.url))
     page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    page.route(re.compile(rf".*/v1/checks/{check.check_id}$"), lambda route: held.append(route))
-    page.goto(check.url(server))
+    release = open_with_view_held(page, check.url(server), check.check_id)
     page.wait_for_load_state("load")
-    while not held:
-        page.wait_for_timeout(20)
     icon = page.locator("link[rel=icon]")
     expect(icon).to_have_attribute("href", "data:,")
-    held[0].continue_()
+    release()
     expect_check_shown(page)
     expect(icon).to_have_count(1)
     expect(icon).to_have_attribute("href", re.compile(r"icon\.svg$"))
@@ -228,13 +225,9 @@ def test_the_page_is_unseen_and_inert_until_the_view(
     hidden from screen readers; a control pressed unseen sends nothing; the view shows them
     (docs/performance.md, "2026-12-03, second session")."""
     check = new_check(label="unseen")
-    held: list[Any] = []
     sent: list[str] = []
     page.on("request", lambda r: sent.append(r.url) if r.method != "GET" else None)
-    page.route(re.compile(rf".*/v1/checks/{check.check_id}$"), lambda route: held.append(route))
-    page.goto(check.url(server))
-    while not held:
-        page.wait_for_timeout(20)
+    release = open_with_view_held(page, check.url(server), check.check_id)
     parts = ["#header", "#main", "#footer"]
     for part in parts:
         assert page.locator(part).evaluate("(e) => getComputedStyle(e).opacity") == "0", part
@@ -247,7 +240,7 @@ def test_the_page_is_unseen_and_inert_until_the_view(
         page.locator(control).dispatch_event("click")
     page.keyboard.press("u")
     assert not page.locator("#concede-dialog").evaluate("(d) => d.open")
-    held[0].continue_()
+    release()
     expect_check_shown(page)
     for part in parts:
         assert page.locator(part).evaluate("(e) => getComputedStyle(e).opacity") == "1", part

@@ -11,7 +11,14 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from browser_support import Check, click_move, expect_check_shown, open_door, open_drawn_ahead
+from browser_support import (
+    Check,
+    click_move,
+    expect_check_shown,
+    open_door,
+    open_drawn_ahead,
+    open_with_view_held,
+)
 from playwright.sync_api import Page, expect
 
 from api.make_glyphs import OUT
@@ -147,18 +154,15 @@ def test_the_tables_words_find_their_fonts_made_before_the_view(
     try:
         page = context.new_page()
         check = new_check(seed=4, params=GAMES[name].examples()[0], game=name, label="Mira")
-        held: list[Any] = []
-        page.route(re.compile(rf".*/v1/checks/{check.check_id}$"), lambda route: held.append(route))
-        page.goto(check.url(server))
-        for _ in range(200):  # until the view is asked for and every deck's symbols are in
-            if held and page.evaluate(
-                "() => [...document.querySelectorAll('.warmup-symbols')]"
-                ".every((e) => e.textContent.length > 0)"
-            ):
-                break
-            page.wait_for_timeout(25)
+        symbols_in = (  # every deck's symbols laid out ahead
+            "() => [...document.querySelectorAll('.warmup-symbols')]"
+            ".every((e) => e.textContent.length > 0)"
+        )
+        release = open_with_view_held(
+            page, check.url(server), check.check_id, symbols_in, "every deck's symbols"
+        )
         before = page.evaluate(FONTS_IN_USE, "body *")
-        held[0].continue_()
+        release()
         expect(page.locator("#table .zone").first).to_be_visible()
         assert page.locator(".table-warmup").count() == 0, "the unseen words are removed"
         after = page.evaluate(FONTS_IN_USE, "header *, #game *")
