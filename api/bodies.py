@@ -354,6 +354,7 @@ class IndexLinks(TypedDict):
     health: LinkBody
     games: LinkBody
     game: LinkBody
+    sample_view: LinkBody
     decks: LinkBody
     checks: LinkBody
     check: LinkBody

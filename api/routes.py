@@ -6,6 +6,7 @@ Handlers are synchronous (the service and the SQL store are) and run in worker t
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import weakref
@@ -486,6 +487,10 @@ _INDEX: dict[str, tuple[str, str]] = {
     "health": ("/health", "liveness and database readiness"),
     "games": ("/v1/games", "the games and their parameters"),
     "game": ("/v1/games/{name}", "one game: its parameters' JSON Schema, examples and goal"),
+    "sample_view": (
+        "/v1/games/{name}/sample-view",
+        "a made-up check's view of the game, for a page to draw its table with ahead",
+    ),
     "decks": ("/v1/decks/{deck}", "a deck's suits and cards (a game's deck)"),
     "checks": ("/v1/checks", "create a check (POST), or list the GM's checks (GET); GM key"),
     "check": ("/v1/checks/{check_id}", "one check as its player sees it; any of its tokens"),
@@ -549,11 +554,39 @@ class GamesController(Controller):
         """What the list says of the game, plus the JSON Schema of the ``params`` that
         ``POST /v1/checks`` takes, example parameter sets, the goal, the deck and the odds
         methods. An unknown name is 404 ``unknown-game``, naming the games."""
-        if name not in GAMES:
-            raise ApiProblem(
-                404, "unknown-game", f"unknown game {quoted(name)}: the games are {game_names()}"
-            )
-        return _detail(name, GAMES[name])
+        return _detail(name, _registered(name))
+
+    @get(
+        "/{name:str}/sample-view",
+        sync_to_thread=False,
+        summary="A made-up check's view, for a page to draw its table with ahead",
+        security=[],
+        responses=problem_responses(400, 404),
+    )
+    def sample_view(self, name: str) -> Response[CheckViewBody]:
+        """The view of a check of the game that no one plays and nothing stores (its first
+        example parameters, seed 0): the player's page draws it unseen while a check's own view
+        is on its way, so that the browser has laid out a table of the game before it draws the
+        check's (docs/play-page.md). No token is needed; it is the same for a day. An unknown
+        name is 404 ``unknown-game``, naming the games."""
+        _registered(name)
+        return Response(_sample_view(name), headers={"Cache-Control": "public, max-age=86400"})
+
+
+def _registered(name: str) -> type[Game[Any]]:
+    """The registered game ``name`` (a path's), or 404 ``unknown-game`` naming the games."""
+    if name not in GAMES:
+        raise ApiProblem(
+            404, "unknown-game", f"unknown game {quoted(name)}: the games are {game_names()}"
+        )
+    return GAMES[name]
+
+
+@functools.cache
+def _sample_view(name: str) -> CheckViewBody:
+    """The first view of a made-up check of ``name`` (made once per process, never stored)."""
+    params = GAMES[name].examples()[0]
+    return _view_body(SessionService().create(name, params, seed=0).view)
 
 
 class ChecksController(Controller):

@@ -14,6 +14,7 @@ from api.cli import demo_check
 from skillcheck.engine import GAMES
 from skillcheck.schema import parameter_schema
 from skillcheck.serialization import game_from_params, game_params
+from skillcheck.sessions import SessionService
 
 PROBLEM = "application/problem+json"
 
@@ -127,3 +128,41 @@ def test_the_app_description_lists_the_registered_games(client: TestClient[Any])
     info = client.get("/schema/openapi.json").json()["info"]
     for name, cls in GAMES.items():
         assert name in info["description"] and cls.title in info["description"]
+
+
+#: Parts of a view that differ between two checks of the same game, parameters and seed.
+VOLATILE = {"check_id", "commitment", "created_at", "updated_at"}
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_a_sample_view_is_the_first_view_of_a_made_up_check(
+    client: TestClient[Any], name: str
+) -> None:
+    """``GET /v1/games/{name}/sample-view`` (what the player's page draws unseen while a check's
+    own view is on its way) is the first view of a check of the game's first example at seed 0,
+    made by the same session code as every view (so it names no hidden card), stored nowhere,
+    public and cached for a day."""
+    answer = client.get(f"/v1/games/{name}/sample-view")
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["cache-control"] == "public, max-age=86400"
+    sample = answer.json()
+    made = SessionService().create(name, GAMES[name].examples()[0], seed=0).view.to_dict()
+    assert {k: v for k, v in sample.items() if k not in VOLATILE} == {
+        k: v for k, v in made.items() if k not in VOLATILE
+    }
+    assert sample["game"] == name and sample["status"] == "in_progress"
+    assert sample["version"] == 0 and sample["label"] is None and sample["board"]["zones"]
+    # stored nowhere: no token opens it, and the GM's list does not hold it
+    found = client.get(f"/v1/checks/{sample['check_id']}", headers=bearer(GM_KEY))
+    assert found.status_code == 404, found.text
+    listed = client.get("/v1/checks", headers=bearer(GM_KEY)).json()["checks"]
+    assert sample["check_id"] not in {c["check_id"] for c in listed}
+    assert client.get(f"/v1/games/{name}/sample-view").json() == sample  # made once
+
+
+def test_the_sample_view_of_an_unknown_game_is_404_naming_the_games(
+    client: TestClient[Any],
+) -> None:
+    body = _problem(client.get("/v1/games/chess/sample-view"), 404, "unknown-game")
+    for name in GAMES:
+        assert name in body["detail"]
