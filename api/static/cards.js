@@ -285,7 +285,7 @@ const PIPS = {
 
 /** Runs `fn` in a task of its own at background priority: after whatever else is waiting (the
  *  view's response above all), yet without the 4 ms a nested setTimeout is held back. */
-function nextTask(fn) {
+export function nextTask(fn) {
   if (globalThis.scheduler?.postTask) {
     globalThis.scheduler.postTask(fn, { priority: "background" });
   } else if (typeof MessageChannel !== "undefined") {
@@ -299,6 +299,7 @@ function nextTask(fn) {
 
 let backImage = null; // the blob URL of the card back drawn as an image, once it is
 let backImageStarted = false;
+let backImageDone = null; // drawing it, then done (drawn or not)
 /** Properties that colour an SVG drawing, copied onto its elements for an image of it. */
 const PAINT = ["fill", "fill-opacity", "stroke", "stroke-opacity", "stroke-width"];
 
@@ -374,6 +375,11 @@ export class CardTable {
     this.customFace = null;
     this.drawn = new Map(); // code -> a drawn face to clone (drawing is the costly part)
     this.preparing = null; // the step drawing faces ahead in background tasks, while it runs
+    // Settled once the faces are drawn ahead, their fonts laid out and the back drawn as an
+    // image (or drawing ahead stopped): what the page does next before the view waits for it.
+    this.prepared = new Promise((done) => {
+      this.donePreparing = done;
+    });
   }
 
   /** The table of deck `deck` (a game's deck_name); a table of bare codes if it cannot load. */
@@ -421,7 +427,8 @@ export class CardTable {
           this.warmFonts();
           // then the back, as an image (the faces come first: a view waiting for them draws
           // them on the spot, while a back can always be drawn as SVG)
-          if (!backImageStarted) drawBackImage(this.back()).catch(() => {}); // (backs stay SVG)
+          backImageDone ||= drawBackImage(this.back()).catch(() => {}); // (backs stay SVG)
+          backImageDone.then(this.donePreparing);
         });
       }
     };
@@ -474,6 +481,7 @@ export class CardTable {
   /** Stops drawing ahead (the check turned out to use another deck). */
   stopPreparing() {
     this.preparing = null;
+    this.donePreparing();
   }
 
   /** What the page knows of a code: names, rank, suits (a bare code if the table lacks it). */

@@ -9,7 +9,7 @@
 
 import { ApiError, CheckClient, LiveFeed } from "./api.js";
 import { Assist } from "./assist.js";
-import { CardTable, ordinal, slug } from "./cards.js";
+import { CardTable, nextTask, ordinal, slug } from "./cards.js";
 import { DragDrop, focusBoard } from "./drag.js";
 import { Motion } from "./motion.js";
 import { Sound } from "./sound.js";
@@ -42,6 +42,7 @@ const page = {
   cards: new CardTable(null),
   role: "spectator",
   view: null,
+  viewCame: false, // the check's view has come (or failed to): no more rehearsals (rehearse)
   selected: null, // the id of the zone a move starts from
   busy: false,
   queued: null, // a move code typed while the last action was in flight
@@ -157,28 +158,30 @@ async function start() {
     }
   }
   let view;
+  const viewing = page.client.view();
+  rehearse(decks); // (until the view comes)
   try {
-    view = await page.client.view();
+    view = await viewing;
   } catch (error) {
     loadFailed(error);
     return;
+  } finally {
+    page.viewCame = true;
   }
   performance.mark("skillcheck:view"); // benchmarks/page_render.py measures from here
   if (!view.board || !Array.isArray(view.board.zones) || !Array.isArray(view.moves)) {
     fatal("This check cannot be shown here.", "The server sent no board for it; it may be older than this page.");
     return;
   }
-  page.game = page.games[view.game] || { title: view.game, deck: null, module: null, deal_order: "" };
+  const game = page.games[view.game] || { title: view.game, deck: null, module: null, deal_order: "" };
   for (const [deck, loading] of decks) {
-    if (deck !== page.game.deck) loading.then((table) => table.stopPreparing());
+    if (deck !== game.deck) loading.then((table) => table.stopPreparing());
   }
   const [cards, plugin] = await Promise.all([
-    decks.get(page.game.deck) || CardTable.load(page.root, page.game.deck),
-    loadPlugin(page.game.module),
+    decks.get(game.deck) || CardTable.load(page.root, game.deck),
+    loadPlugin(game.module),
   ]);
-  page.cards = cards;
-  page.plugin = plugin || {};
-  if (typeof page.plugin.face === "function") page.cards.setFace(page.plugin.face);
+  adopt(game, cards, plugin);
   const title = `${page.game.title || view.game} check`;
   $("title").textContent = title;
   document.title = title;
@@ -209,6 +212,70 @@ async function start() {
   };
   if (document.hidden) setTimeout(shown, 0);
   else requestAnimationFrame(() => setTimeout(shown, 0));
+}
+
+/** Makes `game` the one drawn: its deck's `cards`, and its page module `plugin` ({} if none). */
+function adopt(game, cards, plugin) {
+  page.game = game;
+  page.cards = cards;
+  page.plugin = plugin || {};
+  const face = typeof page.plugin.face === "function" ? page.plugin.face : null;
+  if (cards.customFace !== face) cards.setFace(face);
+}
+
+/** A game's sample view: the first view of a made-up check (GET /v1/games/{name}/sample-view,
+ *  the same for every check and kept by the browser's cache for a day). */
+async function sampleView(name) {
+  const response = await fetch(`${page.root}/v1/games/${encodeURIComponent(name)}/sample-view`, {
+    headers: { Accept: "application/json" },
+    credentials: "omit",
+    referrerPolicy: "no-referrer",
+  });
+  if (!response.ok) throw new Error(`the sample view of ${name}: HTTP ${response.status}`);
+  return response.json();
+}
+
+/** While the check's view is on its way: each registered game's sample view is drawn once into
+ *  the page, still unseen, and laid out. A browser draws the first table of a kind far slower
+ *  than the next (the styles, words and shapes it meets for the first time), so the check's own
+ *  table, drawn next, comes quicker (docs/performance.md). It starts once the decks' faces are
+ *  drawn ahead (which the check's table needs first), one game per background task, and stops
+ *  as soon as the view has come: a rehearsal never delays the view by more than one game's. */
+async function rehearse(decks) {
+  await Promise.all([...decks.values()].map((loading) => loading.then((table) => table.prepared)));
+  for (const [name, game] of Object.entries(page.games)) {
+    if (page.viewCame) return;
+    let parts;
+    try {
+      parts = await Promise.all([
+        sampleView(name),
+        decks.get(game.deck) || CardTable.load(page.root, game.deck),
+        loadPlugin(game.module),
+      ]);
+    } catch {
+      continue; // (without it, the check's table is only slower to draw)
+    }
+    await new Promise((done) => nextTask(done));
+    if (page.viewCame) return;
+    drawUnseen(name, game, ...parts);
+  }
+}
+
+/** Draws `view` (a sample view of `game`) into the unseen page, lays it out and forgets it; the
+ *  check's own view replaces everything it drew. Nothing is animated, sounded or sent. */
+function drawUnseen(name, game, view, cards, plugin) {
+  try {
+    adopt(game, cards, plugin);
+    page.view = view;
+    page.selected = null;
+    render();
+    void document.body.offsetHeight; // styled and laid out now (the page is still transparent)
+    performance.mark(`skillcheck:rehearsed:${name}`);
+  } catch (error) {
+    console.debug(`the rehearsal of ${name} failed`, error);
+  } finally {
+    page.view = null;
+  }
 }
 
 function loadFailed(error) {
@@ -379,10 +446,8 @@ function listWords(words) {
 
 function render() {
   const view = page.view;
-  if (view.label) {
-    $("label").hidden = false;
-    $("label").textContent = `for ${view.label}`;
-  }
+  $("label").hidden = !view.label;
+  $("label").textContent = view.label ? `for ${view.label}` : "";
   $("goal").textContent = view.board.goal || "";
   $("status").textContent = STATUS_WORDS[view.status] || view.status;
   $("status").dataset.status = view.status;
@@ -1092,6 +1157,7 @@ function onKey(event) {
 }
 
 function undo() {
+  if (!page.view) return; // (no check shown yet)
   if ($("undo").getAttribute("aria-disabled") === "true") return sayWhyNoUndo(page.view.undo_refusal);
   return act("Took back the last move.", (version) => page.client.undo(version));
 }

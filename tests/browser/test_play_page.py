@@ -250,6 +250,49 @@ def test_the_page_is_unseen_and_inert_until_the_view(
     assert sent == []
 
 
+def test_each_game_is_rehearsed_unseen_and_the_check_replaces_it(
+    page: Page, server: str, new_check: NewCheck
+) -> None:
+    """While the view is on its way the page draws every registered game's sample view (a
+    made-up check, ``GET /v1/games/{name}/sample-view``) into the still unseen page and lays it
+    out, so that the check's own table is quicker to draw (docs/performance.md, "2026-12-03,
+    third session"). Nothing of it is seen, offered to a screen reader or sent, and the check's
+    view replaces all of it."""
+    check = new_check(seed=21, label="rehearsed")
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if r.method != "GET" else None)
+    names = json.dumps(list(GAMES))
+    rehearsed = (
+        f"() => {names}.every((name) =>"
+        " performance.getEntriesByName(`skillcheck:rehearsed:${name}`).length > 0)"
+    )
+    release = open_with_view_held(
+        page, check.url(server), check.check_id, rehearsed, "every game's rehearsal"
+    )
+    assert page.locator("#table .zone").count() > 0, "no sample table was drawn"
+    for part in ["#header", "#main", "#footer"]:
+        assert page.locator(part).evaluate("(e) => getComputedStyle(e).opacity") == "0", part
+        expect(page.locator(part)).to_have_attribute("aria-hidden", "true")
+    expect(page.get_by_role("status")).to_have_text("Loading the check…")
+    # the sample's controls are drawn, unseen: pressed, they still do nothing
+    for control in ["#undo", "#concede"]:
+        page.locator(control).dispatch_event("click")
+    page.locator("#table .zone").first.dispatch_event("click")
+    page.keyboard.press("u")
+    assert not page.locator("#concede-dialog").evaluate("(d) => d.open")
+    release()
+    expect_check_shown(page)
+    wait_version(page, 0)
+    view = check.view()
+    assert page_cards(page) == shown_cards(view)
+    meters = page.eval_on_selector_all("#meters .meter-text", "ts => ts.map(t => t.textContent)")
+    assert meters == [m["text"] for m in view["board"]["meters"]]
+    expect(page.locator("#goal")).to_have_text(view["board"]["goal"])
+    expect(page.locator("#label")).to_have_text("for rehearsed")
+    expect(page.locator("#seed-fact")).to_be_visible()  # (this check's seed was chosen)
+    assert sent == []
+
+
 @pytest.mark.console_errors(r"status of 40[14] .*/v1/checks/[^/ ]+\)$")  # the refused tokens
 def test_missing_and_wrong_tokens_say_so(page: Page, server: str, new_check: NewCheck) -> None:
     check = new_check()
@@ -505,8 +548,8 @@ def test_whole_game_by_clicking_without_showing_hidden_cards(
 
     def finished(request: Any) -> None:
         response = request.response()
-        if response is None or "/v1/decks/" in request.url:
-            return  # the public card table is the same for every check
+        if response is None or "/v1/decks/" in request.url or "/sample-view" in request.url:
+            return  # a public card table, or a made-up check's view: the same for every check
         try:
             bodies.append((request.url, response.text()))
         except Exception:  # a body Chromium did not keep (e.g. a redirect)

@@ -1,0 +1,106 @@
+"""How much the rehearsal shortens the check's first table: cold loads of the player's page as it
+is and with the rehearsal kept from happening, alternately (docs/performance.md, "2026-12-03,
+third session").
+
+    python3 benchmarks/page_rehearsal.py [--games three-towers hanoy tripeaks] [--throttle 5]
+    python3 benchmarks/page_rehearsal.py --latency 50 --view-after 0
+
+While the check's view is on its way the page draws each registered game's sample view
+(``GET /v1/games/{name}/sample-view``) into the still unseen page and lays it out (``rehearse``
+in ``api/static/play.js``). Here, in every other load, those requests are answered 404 (a
+Playwright route), so that page draws no rehearsal: the same page and server otherwise.
+The real API runs in a subprocess (benchmarks/_api_harness.py); each load is a new page in
+Debian's Chromium, its CPU ``--throttle`` times slower, the check's view held until
+``--view-after`` ms after the page asked for it (0: not held), ``--latency`` ms added to every
+round trip. Printed per game and viewport, each way: how many loads rehearsed the check's game,
+and from the view's arrival (its response's last byte) to the table drawn and to the frame that
+shows it (p50 / p90), and the layout shift.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _api_harness import percentile
+from page_render import (
+    SHIFTS,
+    VIEWPORTS,
+    load_until_painted,
+    make_check,
+    new_page,
+    served_chromium,
+)
+
+#: From the view's arrival (Resource Timing of the check's GET), and whether its game was
+#: rehearsed before it came.
+MEASURE = """([checkId, game]) => {
+  const at = (name) => performance.getEntriesByName(name)[0]?.startTime;
+  const own = performance.getEntriesByType("resource").filter(
+    (e) => e.name.split("?")[0].endsWith("/v1/checks/" + checkId));
+  const view = own[0].responseEnd;
+  const rehearsed = at("skillcheck:rehearsed:" + game);
+  return { drawn: at("skillcheck:drawn") - view, painted: at("skillcheck:painted") - view,
+           cls: window.__cls, rehearsed: rehearsed !== undefined && rehearsed < view };
+}"""
+
+WAYS = {"as is": False, "no rehearsal": True}  # (way: whether the samples are refused)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--games", nargs="*", default=["three-towers", "hanoy", "tripeaks"])
+    parser.add_argument("--viewports", nargs="*", default=["phone"])
+    parser.add_argument("--loads", type=int, default=10, help="loads of each way")
+    parser.add_argument("--throttle", type=float, default=5, help="CPU slow-down factor")
+    parser.add_argument("--latency", type=float, default=0, help="ms added to each round trip")
+    parser.add_argument("--view-after", type=float, default=1500, help="ms the view is held")
+    args = parser.parse_args()
+    print(
+        f"CPU {args.throttle:g}x slower, latency {args.latency:g} ms, view after "
+        f"{args.view_after:g} ms; ms from the view's arrival, p50 / p90 of {args.loads} loads"
+    )
+    with served_chromium() as (server, http, browser):
+        for game in args.games:
+            link = make_check(http, game, 6)
+            check_id = link.split("#", 1)[0].rsplit("/", 1)[1]
+            for size in args.viewports:
+                contexts = {}
+                for way, held in WAYS.items():
+                    context = browser.new_context(**VIEWPORTS[size], reduced_motion="reduce")
+                    context.add_init_script(SHIFTS)
+                    if held:
+                        context.route("**/sample-view", lambda route: route.fulfill(status=404))
+                    contexts[way] = context
+                found: dict[str, list[dict[str, Any]]] = {way: [] for way in WAYS}
+                for _ in range(args.loads):
+                    for way, context in contexts.items():
+                        page, _cdp = new_page(context, args.throttle, args.latency)
+                        load_until_painted(page, server.base_url + link, args.view_after)
+                        page.wait_for_timeout(100)  # shifts after the first paint count too
+                        found[way].append(page.evaluate(MEASURE, [check_id, game]))
+                        page.close()
+                for context in contexts.values():
+                    context.close()
+                for way, loads in found.items():
+                    drawn = [m["drawn"] for m in loads]
+                    painted = [m["painted"] for m in loads]
+                    print(
+                        f"{game:14} {size:7} {way:13}"
+                        f" rehearsed {sum(m['rehearsed'] for m in loads):2}/{len(loads)}"
+                        f"  drawn {statistics.median(drawn):6.1f} / {percentile(drawn, 0.9):6.1f}"
+                        f"  painted {statistics.median(painted):6.1f} / "
+                        f"{percentile(painted, 0.9):6.1f}  CLS {max(m['cls'] for m in loads):.4f}",
+                        flush=True,
+                    )
+
+
+if __name__ == "__main__":
+    main()
