@@ -52,6 +52,7 @@ __all__ = [
     "BUILD",
     "PAGE_HANDLERS",
     "PAGE_POLICY",
+    "PUBLIC_DAY",
     "DeckCard",
     "DeckSuit",
     "DeckTable",
@@ -75,7 +76,8 @@ _PAGE_TEMPLATE = "play.html"
 _GM_TEMPLATE = "gm.html"
 _GAMES_FOLDER = "games"
 _IMMUTABLE = "public, max-age=31536000, immutable"
-_PUBLIC_DAY = "public, max-age=86400"
+#: Tables the same for every check (a deck, a sample view): cached by anyone for a day.
+PUBLIC_DAY = "public, max-age=86400"
 
 
 @dataclass(frozen=True)
@@ -349,7 +351,7 @@ def play_game_asset(build: str, name: str) -> Response[bytes]:
 )
 def cards() -> Response[dict[str, Any]]:
     """Every card's code, name, rank and suits (no token needed; the same for every check)."""
-    return Response(cards_table(), headers={"Cache-Control": _PUBLIC_DAY})
+    return Response(cards_table(), headers={"Cache-Control": PUBLIC_DAY})
 
 
 @get(
@@ -372,7 +374,7 @@ def deck(deck: str) -> Response[DeckTable]:
     """A deck by its registry name (a game's ``deck_name``: ``decktet``, ``standard``): its
     suits, and every card in canonical order with its code, names, rank and suits. No token is
     needed; the table is the same for every check and tells nothing about a deal."""
-    return Response(deck_table(deck), headers={"Cache-Control": _PUBLIC_DAY})
+    return Response(deck_table(deck), headers={"Cache-Control": PUBLIC_DAY})
 
 
 PAGE_HANDLERS: list[Any] = [play_page, gm_page, play_asset, play_game_asset, cards, deck]

@@ -66,6 +66,7 @@ from api.live import (
 )
 from api.odds import api_methods
 from api.outbox import CheckWebhook, SqlOutbox
+from api.pages import PUBLIC_DAY
 from api.problems import ApiProblem, game_names, missing_game_handler, problem_responses
 from api.settings import Settings
 from api.store import Access, BadCursorError, SqlCheckStore, summary_of
@@ -570,7 +571,7 @@ class GamesController(Controller):
         check's (docs/play-page.md). No token is needed; it is the same for a day. An unknown
         name is 404 ``unknown-game``, naming the games."""
         _registered(name)
-        return Response(_sample_view(name), headers={"Cache-Control": "public, max-age=86400"})
+        return Response(_sample_view(name), headers={"Cache-Control": PUBLIC_DAY})
 
 
 def _registered(name: str) -> type[Game[Any]]:

@@ -298,8 +298,7 @@ export function nextTask(fn) {
 }
 
 let backImage = null; // the blob URL of the card back drawn as an image, once it is
-let backImageStarted = false;
-let backImageDone = null; // drawing it, then done (drawn or not)
+let backImageDone = null; // drawing it (started once, by the first deck drawn ahead), then done
 /** Properties that colour an SVG drawing, copied onto its elements for an image of it. */
 const PAINT = ["fill", "fill-opacity", "stroke", "stroke-opacity", "stroke-width"];
 
@@ -312,8 +311,7 @@ const PAINT = ["fill", "fill-opacity", "stroke", "stroke-opacity", "stroke-width
  *  pixel) and kept as a PNG, once a deck's faces are drawn ahead (CardTable.prepare). Backs
  *  made before it is ready stay SVG. */
 async function drawBackImage(back) {
-  if (backImageStarted || typeof document === "undefined" || !document.body) return;
-  backImageStarted = true;
+  if (typeof document === "undefined" || !document.body) return;
   const holder = document.createElement("span");
   holder.className = "face font-warmup";
   holder.setAttribute("aria-hidden", "true");

@@ -177,11 +177,7 @@ async function start() {
   for (const [deck, loading] of decks) {
     if (deck !== game.deck) loading.then((table) => table.stopPreparing());
   }
-  const [cards, plugin] = await Promise.all([
-    decks.get(game.deck) || CardTable.load(page.root, game.deck),
-    loadPlugin(game.module),
-  ]);
-  adopt(game, cards, plugin);
+  adopt(game, ...(await gameParts(game, decks)));
   const title = `${page.game.title || view.game} check`;
   $("title").textContent = title;
   document.title = title;
@@ -212,6 +208,12 @@ async function start() {
   };
   if (document.hidden) setTimeout(shown, 0);
   else requestAnimationFrame(() => setTimeout(shown, 0));
+}
+
+/** What drawing `game` needs: its deck's table (drawn ahead when the page has it in `decks`)
+ *  and its page module. */
+function gameParts(game, decks) {
+  return Promise.all([decks.get(game.deck) || CardTable.load(page.root, game.deck), loadPlugin(game.module)]);
 }
 
 /** Makes `game` the one drawn: its deck's `cards`, and its page module `plugin` ({} if none). */
@@ -245,25 +247,22 @@ async function rehearse(decks) {
   await Promise.all([...decks.values()].map((loading) => loading.then((table) => table.prepared)));
   for (const [name, game] of Object.entries(page.games)) {
     if (page.viewCame) return;
+    let sample;
     let parts;
     try {
-      parts = await Promise.all([
-        sampleView(name),
-        decks.get(game.deck) || CardTable.load(page.root, game.deck),
-        loadPlugin(game.module),
-      ]);
+      [sample, parts] = await Promise.all([sampleView(name), gameParts(game, decks)]);
     } catch {
       continue; // (without it, the check's table is only slower to draw)
     }
     await new Promise((done) => nextTask(done));
     if (page.viewCame) return;
-    drawUnseen(name, game, ...parts);
+    drawUnseen(name, sample, game, ...parts);
   }
 }
 
 /** Draws `view` (a sample view of `game`) into the unseen page, lays it out and forgets it; the
  *  check's own view replaces everything it drew. Nothing is animated, sounded or sent. */
-function drawUnseen(name, game, view, cards, plugin) {
+function drawUnseen(name, view, game, cards, plugin) {
   try {
     adopt(game, cards, plugin);
     page.view = view;
