@@ -4,11 +4,15 @@ third session").
 
     python3 benchmarks/page_rehearsal.py [--games three-towers hanoy tripeaks] [--throttle 5]
     python3 benchmarks/page_rehearsal.py --latency 50 --view-after 0
+    python3 benchmarks/page_rehearsal.py --same-deal
 
 While the check's view is on its way the page draws each registered game's sample view
 (``GET /v1/games/{name}/sample-view``) into the still unseen page and lays it out (``rehearse``
 in ``api/static/play.js``). Here, in every other load, those requests are answered 404 (a
-Playwright route), so that page draws no rehearsal: the same page and server otherwise.
+Playwright route), so that page draws no rehearsal: the same page and server otherwise. With
+``--same-deal`` the rehearsing loads rehearse the check's game alone, on the view of a second
+check of it with the same deal (its first example, seed 4, three moves in, where the check is
+six moves in), as the first experiment did: the most a rehearsal can win.
 The real API runs in a subprocess (benchmarks/_api_harness.py); each load is a new page in
 Debian's Chromium, its CPU ``--throttle`` times slower, the check's view held until
 ``--view-after`` ms after the page asked for it (0: not held), ``--latency`` ms added to every
@@ -27,7 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _api_harness import percentile
+from _api_harness import bearer, percentile
 from page_render import (
     SHIFTS,
     VIEWPORTS,
@@ -52,6 +56,24 @@ MEASURE = """([checkId, game]) => {
 WAYS = {"as is": False, "no rehearsal": True}  # (way: whether the samples are refused)
 
 
+def answer_with(body: dict[str, Any]) -> Any:
+    """A route handler answering ``body`` as JSON (one argument: Playwright passes the request
+    too to a handler taking two)."""
+    return lambda route: route.fulfill(json=body)
+
+
+def same_deal_view(http: Any, game: str) -> dict[str, Any]:
+    """The view of a second check of ``game`` with the benchmark check's deal, fewer moves in."""
+    link = make_check(http, game, 3)
+    answer = http.get(
+        f"/v1/checks/{link.split('#', 1)[0].rsplit('/', 1)[1]}",
+        headers=bearer(link.split("#token=", 1)[1]),
+    )
+    answer.raise_for_status()
+    view: dict[str, Any] = answer.json()
+    return view
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -62,6 +84,9 @@ def main() -> None:
     parser.add_argument("--throttle", type=float, default=5, help="CPU slow-down factor")
     parser.add_argument("--latency", type=float, default=0, help="ms added to each round trip")
     parser.add_argument("--view-after", type=float, default=1500, help="ms the view is held")
+    parser.add_argument(
+        "--same-deal", action="store_true", help="rehearse on a view of the check's own deal"
+    )
     args = parser.parse_args()
     print(
         f"CPU {args.throttle:g}x slower, latency {args.latency:g} ms, view after "
@@ -71,13 +96,19 @@ def main() -> None:
         for game in args.games:
             link = make_check(http, game, 6)
             check_id = link.split("#", 1)[0].rsplit("/", 1)[1]
+            sample = same_deal_view(http, game) if args.same_deal else None
             for size in args.viewports:
                 contexts = {}
                 for way, held in WAYS.items():
                     context = browser.new_context(**VIEWPORTS[size], reduced_motion="reduce")
                     context.add_init_script(SHIFTS)
-                    if held:
+                    if held or sample is not None:
                         context.route("**/sample-view", lambda route: route.fulfill(status=404))
+                    if not held and sample is not None:
+                        context.route(
+                            f"**/v1/games/{game}/sample-view",
+                            answer_with(sample),
+                        )
                     contexts[way] = context
                 found: dict[str, list[dict[str, Any]]] = {way: [] for way in WAYS}
                 for _ in range(args.loads):
