@@ -114,11 +114,15 @@ def _create_demo_check(base: str, gm_key: str, console: Console) -> None:
         )
         return
     check = response.json()
-    page = f"{base}/play/{check['check_id']}#token="
+    from api.pages import play_link
+
+    def link(token: str) -> str:
+        return play_link(base, check["check_id"], game, token)
+
     console.print(f"[bold]Demo check[/] ({description}): open the player's page", highlight=False)
-    console.print(f"  {page}{check['player_token']}", soft_wrap=True, highlight=False)
+    console.print(f"  {link(check['player_token'])}", soft_wrap=True, highlight=False)
     console.print("and, to watch it live, the spectator's page")
-    console.print(f"  {page}{check['spectator_token']}", soft_wrap=True, highlight=False)
+    console.print(f"  {link(check['spectator_token'])}", soft_wrap=True, highlight=False)
 
 
 @click.command()

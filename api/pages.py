@@ -2,8 +2,9 @@
 
 - ``GET /play/{check_id}``: the page. The token travels in the URL fragment
   (``#token=sc_play_...`` or ``#token=sc_view_...``), which browsers never send to the server,
-  so it stays out of access logs and ``Referer`` headers. The HTML is the same for every check:
-  it carries the registered games (title, deck, page module) from
+  so it stays out of access logs and ``Referer`` headers; the query may name the check's game
+  (``?game=tripeaks``, :func:`play_link`), a hint the page alone reads. The HTML is the same
+  for every check: it carries the registered games (title, deck, page module) from
   :data:`skillcheck.engine.GAMES` in ``data-games``, and the page picks the one the check's view
   names. Nothing here or in ``api/static/`` outside ``games/`` names a game. Its head preloads
   every module ``play.js`` imports and the registered games' deck tables, so neither waits on
@@ -36,6 +37,7 @@ from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any, TypedDict, cast
+from urllib.parse import quote
 
 from litestar import Request, Response, get
 from litestar.exceptions import NotFoundException
@@ -59,6 +61,7 @@ __all__ = [
     "cards_table",
     "deck_table",
     "games_data",
+    "play_link",
 ]
 
 #: The Content-Security-Policy of the page (everything from this server, nothing inline).
@@ -78,6 +81,14 @@ _GAMES_FOLDER = "games"
 _IMMUTABLE = "public, max-age=31536000, immutable"
 #: Tables the same for every check (a deck, a sample view): cached by anyone for a day.
 PUBLIC_DAY = "public, max-age=86400"
+
+
+def play_link(base: str, check_id: str, game: str, token: str) -> str:
+    """The page link of a check for the holder of ``token``: ``{base}/play/{check_id}?game=
+    {game}#token={token}``. The token rides in the fragment, which browsers never send; the
+    game is a hint the page reads to prepare that game's table alone while the check's view is
+    on its way (docs/play-page.md). A link without it works the same, only less quickly."""
+    return f"{base}/play/{quote(check_id, safe='')}?game={quote(game, safe='')}#token={token}"
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ from api.live import (
 )
 from api.odds import api_methods
 from api.outbox import CheckWebhook, SqlOutbox
-from api.pages import PUBLIC_DAY
+from api.pages import PUBLIC_DAY, play_link
 from api.problems import ApiProblem, game_names, missing_game_handler, problem_responses
 from api.settings import Settings
 from api.store import Access, BadCursorError, SqlCheckStore, summary_of
@@ -998,7 +998,7 @@ def _reissue(
         "check_id": check_id,
         "role": which,
         "token": token,
-        "link": f"{base}/play/{check_id}#token={token}",
+        "link": play_link(base, check_id, rt.store.load(check_id).config.game, token),
     }
     return Response(body, headers={"Cache-Control": "no-store"})
 

@@ -89,8 +89,15 @@ MEASURE = """() => {
 }"""
 
 
-def make_check(http: httpx.Client, name: str, moves: int) -> str:
-    """A check of ``name`` a few moves in; returns the player's link (path and fragment)."""
+def check_of(link: str) -> str:
+    """The check id of a player's link (``/play/{id}?game=...#token=...``)."""
+    return link.split("/play/", 1)[1].split("#", 1)[0].split("?", 1)[0]
+
+
+def make_check(http: httpx.Client, name: str, moves: int, hint: bool = True) -> str:
+    """A check of ``name`` a few moves in; returns the player's link (path, query and fragment):
+    with the game as its hint (``?game=``), as the API's links carry it, unless ``hint`` is
+    false."""
     params = GAMES[name].examples()[0]
     made = http.post(
         "/v1/checks",
@@ -111,7 +118,8 @@ def make_check(http: httpx.Client, name: str, moves: int) -> str:
         )
         moved.raise_for_status()
         view = moved.json()
-    return f"/play/{body['check_id']}#token={token}"
+    query = f"?game={name}" if hint else ""
+    return f"/play/{body['check_id']}{query}#token={token}"
 
 
 #: Tells the harness the table is painted, as a console message, so that it need not poll the
@@ -184,7 +192,7 @@ def load_until_painted(page: Any, url: str, view_after: float = 0) -> None:
     the page asked for it, and returns once the page marks ``skillcheck:painted``."""
     held: list[tuple[Any, float]] = []
     if view_after > 0:
-        check_id = url.split("/play/", 1)[1].split("#", 1)[0]
+        check_id = check_of(url)
         page.route(re.compile(rf".*/v1/checks/{re.escape(check_id)}$"), holder(held))
     # (the page's policy forbids the eval a waiting predicate needs, and polling would run
     # scripts on the main thread the page is measured on: the page signals, PAINTED_SIGNAL)
@@ -300,7 +308,9 @@ def main() -> None:
         help="hold the view's answer until this many ms after the page asked for it",
     )
     parser.add_argument("--extra-css", default="", help="CSS added to the page's stylesheet")
-    parser.add_argument("--games", nargs="*", default=sorted(GAMES), help="games to load")
+    parser.add_argument(
+        "--games", nargs="*", choices=sorted(GAMES), default=sorted(GAMES), help="games to load"
+    )
     parser.add_argument("--json", type=Path, help="write the numbers here too")
     args = parser.parse_args()
     rows: list[dict[str, Any]] = []

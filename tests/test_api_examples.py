@@ -380,7 +380,7 @@ const created = await gm.create(sc.checkBody({
   metadata: { owlbear_room: "room-1", owlbear_token: "t1" },
 }));
 out.checkId = created.check_id;
-const playerUrl = sc.playUrl(server, created.check_id, created.player_token);
+const playerUrl = sc.playUrl(server, created.check_id, created.view.game, created.player_token);
 out.playerUrl = playerUrl;
 
 // The link sealed for Mira: only Mira's key opens it.
@@ -446,7 +446,7 @@ let list = [];
 for (let i = 0; i < 40; i++) {
   const entry = sc.roomEntry({
     check_id: `c${i}`, label: "x".repeat(200), character: "y".repeat(200),
-    watch: sc.playUrl(server, `c${i}`, "sc_view_" + "z".repeat(43)),
+    watch: sc.playUrl(server, `c${i}`, "three-towers", "sc_view_" + "z".repeat(43)),
     created_at: new Date(1e12 + i * 1000).toISOString(),
   });
   list = sc.mergeRoomList(list, [entry]);

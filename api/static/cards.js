@@ -373,6 +373,7 @@ export class CardTable {
     this.customFace = null;
     this.drawn = new Map(); // code -> a drawn face to clone (drawing is the costly part)
     this.preparing = null; // the step drawing faces ahead in background tasks, while it runs
+    this.preparedAll = false; // every face drawn ahead and its fonts laid out: nothing left to do
     // Settled once the faces are drawn ahead, their fonts laid out and the back drawn as an
     // image (or drawing ahead stopped): what the page does next before the view waits for it.
     this.prepared = new Promise((done) => {
@@ -406,7 +407,7 @@ export class CardTable {
    *  an idle callback: a loading page has few idle periods), so a response that arrives
    *  meanwhile waits for one slice at most. */
   prepare() {
-    if (this.preparing || typeof document === "undefined") return;
+    if (this.preparing || this.preparedAll || typeof document === "undefined") return;
     const codes = [...this.cards.keys()];
     const step = () => {
       if (this.preparing !== step) return;
@@ -422,6 +423,7 @@ export class CardTable {
         nextTask(() => {
           if (this.preparing !== step) return;
           this.preparing = null;
+          this.preparedAll = true;
           this.warmFonts();
           // then the back, as an image (the faces come first: a view waiting for them draws
           // them on the spot, while a back can always be drawn as SVG)

@@ -124,8 +124,11 @@ function problemText(error) {
   return error.detail || error.title;
 }
 
-function playLink(checkId, token) {
-  return `${location.origin}${root}/play/${encodeURIComponent(checkId)}#token=${token}`;
+/** A check's page link for `token` (api/pages.py, play_link): the game rides in the query, a
+ *  hint the page prepares that game's table from; the token in the fragment, never sent. */
+function playLink(checkId, game, token) {
+  const query = game ? `?game=${encodeURIComponent(game)}` : "";
+  return `${location.origin}${root}/play/${encodeURIComponent(checkId)}${query}#token=${token}`;
 }
 
 function links() {
@@ -679,8 +682,8 @@ function showCreated(created) {
     `${what}${view.character ? ` for ${view.character}` : ""} is ready. ` +
     "Give the player their link; anyone with the spectators' link can watch.";
   $("created-links").replaceChildren(
-    linkBlock(created.check_id, "player", "created"),
-    linkBlock(created.check_id, "spectator", "created"),
+    linkBlock(created.check_id, view.game, "player", "created"),
+    linkBlock(created.check_id, view.game, "spectator", "created"),
   );
   panel.hidden = false;
   panel.focus();
@@ -694,7 +697,7 @@ const ROLE_WORDS = {
   spectator: { title: "Spectators' link", hint: "Anyone with it can watch, not play." },
 };
 
-function linkBlock(checkId, role, where) {
+function linkBlock(checkId, game, role, where) {
   const id = `${where}-${role}-${checkId}`;
   const known = links()[checkId]?.[role];
   const box = el("div", { class: "link", "data-role": role });
@@ -705,7 +708,7 @@ function linkBlock(checkId, role, where) {
   const renew = el("button", { type: "button", class: "small renew", text: "New link" });
   const figure = el("figure", { id: `${id}-qr`, class: "qr-box", hidden: true });
   const show = (token) => {
-    input.value = token ? playLink(checkId, token) : "";
+    input.value = token ? playLink(checkId, game, token) : "";
     input.placeholder = token ? "" : "Not known on this page: make a new link";
     copy.hidden = qr.hidden = !token;
     figure.hidden = true;
@@ -903,7 +906,7 @@ function checkItem(summary) {
     const spectator = links()[id]?.spectator;
     watch.hidden = !spectator;
     watchNew.hidden = Boolean(spectator);
-    if (spectator) watch.href = playLink(id, spectator);
+    if (spectator) watch.href = playLink(id, s.game, spectator);
     watch.setAttribute("aria-label", `Watch ${s.label || "the check"} (opens a new tab)`);
     cancel.hidden = s.status !== "in_progress";
     recordButton.hidden = s.status === "in_progress";
@@ -914,7 +917,7 @@ function checkItem(summary) {
     linksPanel.hidden = !open;
     linksButton.setAttribute("aria-expanded", String(open));
     if (open && !linksPanel.childElementCount) {
-      linksPanel.append(linkBlock(id, "player", "list"), linkBlock(id, "spectator", "list"));
+      linksPanel.append(linkBlock(id, entry.summary.game, "player", "list"), linkBlock(id, entry.summary.game, "spectator", "list"));
     }
   });
   watchNew.addEventListener("click", async () => {
@@ -930,7 +933,7 @@ function checkItem(summary) {
       refreshLinks(id);
       if (opened) {
         opened.opener = null;
-        opened.location.href = playLink(id, answer.token);
+        opened.location.href = playLink(id, entry.summary.game, answer.token);
       }
     } catch (error) {
       opened?.close();

@@ -75,6 +75,14 @@ function checkIdFromPath() {
   }
 }
 
+/** The game the link says the check is (`?game=tripeaks`, as the API's links carry it), if it is
+ *  a registered one: a hint, so that the page prepares that game first while the check's view
+ *  is on its way. The view decides: a link without it, or with a wrong one, shows the same. */
+function gameFromLink() {
+  const name = new URLSearchParams(location.search).get("game") || "";
+  return Object.hasOwn(page.games, name) ? name : null;
+}
+
 function tokenFromFragment() {
   const fragment = location.hash.replace(/^#/, "");
   return (new URLSearchParams(fragment).get("token") || "").trim();
@@ -143,13 +151,11 @@ async function start() {
   page.client = new CheckClient(page.root, checkId, token);
   // The decks' tables load while the view does (they are the same for every check and cached
   // for a day), so the table is drawn as soon as the view arrives.
-  // Their faces are drawn ahead in background tasks while the view is still on its way.
   const decks = new Map();
   for (const game of Object.values(page.games)) {
     if (game?.deck && !decks.has(game.deck)) {
       const loading = CardTable.load(page.root, game.deck);
       loading.then((table) => {
-        table.prepare();
         // the deck's symbols, laid out ahead with the table's other words (play.html)
         const symbols = table.legend().map(suitMark).join("");
         for (const holder of document.querySelectorAll(".warmup-symbols")) holder.append(symbols);
@@ -159,7 +165,7 @@ async function start() {
   }
   let view;
   const viewing = page.client.view();
-  rehearse(decks); // (until the view comes)
+  prepareAhead(decks); // (until the view comes)
   try {
     view = await viewing;
   } catch (error) {
@@ -237,27 +243,49 @@ async function sampleView(name) {
   return response.json();
 }
 
-/** While the check's view is on its way: each registered game's sample view is drawn once into
- *  the page, still unseen, and laid out. A browser draws the first table of a kind far slower
- *  than the next (the styles, words and shapes it meets for the first time), so the check's own
- *  table, drawn next, comes quicker (docs/performance.md). It starts once the decks' faces are
- *  drawn ahead (which the check's table needs first), one game per background task, and stops
- *  as soon as the view has come: a rehearsal never delays the view by more than one game's. */
-async function rehearse(decks) {
-  await Promise.all([...decks.values()].map((loading) => loading.then((table) => table.prepared)));
-  for (const [name, game] of Object.entries(page.games)) {
-    if (page.viewCame) return;
-    let sample;
-    let parts;
-    try {
-      [sample, parts] = await Promise.all([sampleView(name), gameParts(game, decks)]);
-    } catch {
-      continue; // (without it, the check's table is only slower to draw)
+/** What the page does while the check's view is on its way, one step at a time in background
+ *  tasks, until the view comes: it draws ahead the faces of each game's deck (showing a card is
+ *  then a clone), then rehearses each game's table (rehearse). The game the link names
+ *  (gameFromLink) goes first, deck and rehearsal, before any other game's; without that hint
+ *  every deck is drawn ahead before any rehearsal, since the check's table needs its faces
+ *  more than a rehearsal. */
+async function prepareAhead(decks) {
+  const hinted = gameFromLink();
+  const others = Object.keys(page.games).filter((name) => name !== hinted);
+  for (const names of hinted ? [[hinted], others] : [others]) {
+    for (const name of names) {
+      if (page.viewCame) return;
+      const loading = decks.get(page.games[name]?.deck);
+      if (!loading) continue;
+      const table = await loading;
+      if (page.viewCame) return;
+      table.prepare();
+      await table.prepared;
     }
-    await new Promise((done) => nextTask(done));
-    if (page.viewCame) return;
-    drawUnseen(name, sample, game, ...parts);
+    for (const name of names) {
+      if (page.viewCame) return;
+      await rehearse(name, decks);
+    }
   }
+}
+
+/** Draws the sample view of game `name` (a made-up check's first view) once into the page, still
+ *  unseen, and lays it out. A browser draws the first table of a kind far slower than the next
+ *  (the styles, words and shapes it meets for the first time), so the check's own table, drawn
+ *  next, comes quicker (docs/performance.md). One background task; none once the view has come,
+ *  so a rehearsal never delays the view by more than one game's drawing. */
+async function rehearse(name, decks) {
+  const game = page.games[name];
+  let sample;
+  let parts;
+  try {
+    [sample, parts] = await Promise.all([sampleView(name), gameParts(game, decks)]);
+  } catch {
+    return; // (without it, the check's table is only slower to draw)
+  }
+  await new Promise((done) => nextTask(done));
+  if (page.viewCame) return;
+  drawUnseen(name, sample, game, ...parts);
 }
 
 /** Draws `view` (a sample view of `game`) into the unseen page, lays it out and forgets it; the

@@ -204,8 +204,9 @@
   log(`created ${checkId} (version ${created.version}), commitment ${created.commitment}`);
 
   // The player's token goes to the actor's owners only; everyone else gets the spectator link.
-  const playLink = `${API}/play/${checkId}#token=${playerToken}`;
-  const watchLink = `${API}/play/${checkId}#token=${spectatorToken}`;
+  // (the game in the query is a hint: the page prepares that game's table while the check loads)
+  const playLink = `${API}/play/${checkId}?game=three-towers#token=${playerToken}`;
+  const watchLink = `${API}/play/${checkId}?game=three-towers#token=${spectatorToken}`;
   const owners = IN_FOUNDRY
     ? game.users.filter((u) => !u.isGM && actor?.testUserPermission(u, "OWNER")).map((u) => u.id)
     : [];

@@ -81,8 +81,11 @@ class CreatedCheck:
     webhook: dict[str, Any] | None
 
     def play_url(self, base_url: str, token: str | None = None) -> str:
-        """The player's page; the token rides in the fragment, which never reaches a server."""
-        return f"{base_url.rstrip('/')}/play/{self.check_id}#token={token or self.player_token}"
+        """The player's page; the token rides in the fragment, which never reaches a server, and
+        the game in the query, a hint the page prepares that game's table from."""
+        base = base_url.rstrip("/")
+        game = self.view["game"]
+        return f"{base}/play/{self.check_id}?game={game}#token={token or self.player_token}"
 
 
 @dataclass(frozen=True)

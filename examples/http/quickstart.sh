@@ -43,7 +43,7 @@ PLAYER=$(json "$WORK/created.json" 'd["player_token"]')       # shown once: hand
 SPECTATOR=$(json "$WORK/created.json" 'd["spectator_token"]')
 COMMITMENT=$(json "$WORK/created.json" 'd["commitment"]')
 echo "check $CHECK, ETag $(header "$WORK/created.h" ETag), commitment $COMMITMENT"
-echo "player's page: $API/play/$CHECK#token=$PLAYER"
+echo "player's page: $API/play/$CHECK?game=three-towers#token=$PLAYER"
 
 echo "== 3. the player views it (the ETag is the version)"
 curl -sS "$API/v1/checks/$CHECK" -H "Authorization: Bearer $PLAYER" \

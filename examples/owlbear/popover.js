@@ -356,8 +356,8 @@ async function createCheck(event) {
     const check = store.updateGmCheck(state.room, created.check_id, {
       check_id: created.check_id, label, character,
       player_id: player?.id ?? null, player_name: player?.name ?? null, token_id: state.token?.id ?? null,
-      player_url: sc.playUrl(server, created.check_id, created.player_token), // this device only
-      watch: sc.playUrl(server, created.check_id, created.spectator_token),
+      player_url: sc.playUrl(server, created.check_id, created.view.game, created.player_token), // this device only
+      watch: sc.playUrl(server, created.check_id, created.view.game, created.spectator_token),
       created_at: created.view.created_at,
     }); // the background page sees this and lists the check for the room
     if (state.token && player) store.rememberTokenPlayer(state.token.id, player.id);

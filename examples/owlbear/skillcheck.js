@@ -44,9 +44,10 @@ export function serverUrl(text) {
   return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
 
-/** The player's (or a spectator's) page; the token rides in the fragment, never sent to a server. */
-export function playUrl(server, checkId, token) {
-  return `${server}/play/${encodeURIComponent(checkId)}#token=${token}`;
+/** The player's (or a spectator's) page; the token rides in the fragment, never sent to a server,
+ *  and the game in the query, a hint the page prepares that game's table from. */
+export function playUrl(server, checkId, game, token) {
+  return `${server}/play/${encodeURIComponent(checkId)}?game=${encodeURIComponent(game)}#token=${token}`;
 }
 
 /** Whether `url` is a page of a check on a skillcheck server with a player's token. */
@@ -55,7 +56,12 @@ export function isPlayerLink(url) {
     const parsed = new URL(url);
     const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(parsed.hostname);
     const secure = parsed.protocol === "https:" || (parsed.protocol === "http:" && loopback);
-    return secure && /\/play\/[^/]+$/.test(parsed.pathname) && /^#token=sc_play_[\w-]+$/.test(parsed.hash);
+    return (
+      secure &&
+      /\/play\/[^/]+$/.test(parsed.pathname) &&
+      /^(\?game=[\w-]+)?$/.test(parsed.search) &&
+      /^#token=sc_play_[\w-]+$/.test(parsed.hash)
+    );
   } catch {
     return false;
   }

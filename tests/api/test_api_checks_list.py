@@ -322,7 +322,8 @@ def test_reissuing_a_token_locks_the_old_one_out_at_once(
     body = response.json()
     assert body["check_id"] == check["check_id"] and body["role"] == role
     assert body["token"].startswith("sc_play_" if role == "player" else "sc_view_")
-    assert body["link"] == f"/play/{check['check_id']}#token={body['token']}"
+    # the game rides in the query, a hint for the page (api/pages.py, play_link)
+    assert body["link"] == f"/play/{check['check_id']}?game={GAME}#token={body['token']}"
     assert response.headers["cache-control"] == "no-store"
     for url in (path, f"{path}/events", f"{path}/stream"):
         assert client.get(url, headers=bearer(old)).status_code == 401

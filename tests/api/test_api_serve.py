@@ -23,7 +23,8 @@ from live_server import free_port, redis_unreachable_reason
 
 from skillcheck.cli import _missing_extra
 
-LINK = re.compile(r"(http://\S+/play/(\S+)#token=(sc_play_\S+))")
+#: The demo's player link: the check, the game as a hint, the token in the fragment.
+LINK = re.compile(r"(http://\S+/play/([^?\s]+)\?game=[\w-]+#token=(sc_play_\S+))")
 
 
 @contextmanager

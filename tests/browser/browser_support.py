@@ -54,11 +54,26 @@ class Check:
         data: dict[str, Any] = got.json()
         return data
 
-    def url(self, server: str, token: str | None = None) -> str:
-        return f"{server}/play/{self.check_id}#token={token or self.player}"
+    def url(self, server: str, token: str | None = None, game: str | None = None) -> str:
+        """The page link; ``game`` adds the hint the API's links carry (``?game=``)."""
+        query = f"?game={game}" if game is not None else ""
+        return f"{server}/play/{self.check_id}{query}#token={token or self.player}"
 
 
 # ---- the board as the page draws it ----------------------------------------------------------
+
+
+#: A check's page link as the API and its clients make it (api/pages.py, play_link).
+PAGE_LINK = re.compile(
+    r"^(?P<base>.*)/play/(?P<check>[^/?#]+)\?game=(?P<game>[\w-]+)#token=(?P<token>\S+)$"
+)
+
+
+def parse_link(link: str) -> tuple[str, str, str]:
+    """The check id, the game and the token of a page link (which must carry all three)."""
+    found = PAGE_LINK.match(link)
+    assert found, f"not a page link with its game and token: {link}"
+    return found["check"], found["game"], found["token"]
 
 
 #: The exposed card of a zone (a button while the player may move), and a zone's head.

@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "api"))
 sys.path.insert(0, str(ROOT / "examples" / "owlbear" / "devhost"))
 
+from browser_support import parse_link  # noqa: E402
 from live_server import api_server  # noqa: E402 (tests/api is not a package)
 from serve import devhost, host_url  # noqa: E402 (the stand-in host, not a package)
 
@@ -102,7 +103,9 @@ def send_bo_a_check(page: Any, gm: Any, server: str, label: str) -> str:
     gm.locator("#send").click()
     expect(gm.locator("#sent")).to_contain_text("Send the player this link privately")
     link: str = gm.locator("#sent-url").input_value()
-    assert link.startswith(f"{server}/play/") and "#token=sc_play_" in link
+    assert link.startswith(f"{server}/play/")
+    _id, game, token = parse_link(link)
+    assert game == "three-towers" and token.startswith("sc_play_")
     return link
 
 
@@ -176,10 +179,9 @@ def test_gm_sends_a_check_the_player_plays_it_in_the_popover_and_the_room_sees_t
             )
             src = mine.locator("#play-frame").get_attribute("src")
             assert src is not None and src.startswith(f"{server}/play/")
-            check_id, _, fragment = src.removeprefix(f"{server}/play/").partition("#")
+            check_id, game, token = parse_link(src)
             check_id = unquote(check_id)
-            token = fragment.removeprefix("token=")
-            assert token.startswith("sc_play_")
+            assert game == "hanoy" and token.startswith("sc_play_")
             table = mine.frame_locator("#play-frame")
             expect(table.locator("body")).to_contain_text("You are the player", timeout=15_000)
             shot(player_page, shots, "5-player-check-arrives")
@@ -307,7 +309,7 @@ def test_where_the_browser_blocks_the_extensions_storage_the_gm_still_gets_the_r
                 assert blocked, "the browser let the cross-site frame use localStorage"
                 link = send_bo_a_check(page, gm, server, "Swim the river")
                 shot(page, shots, "9-gm-link-to-pass-on")
-                check_id, _, token = link.removeprefix(f"{server}/play/").partition("#token=")
+                check_id, _game, token = parse_link(link)
                 conceded = httpx.post(
                     f"{server}/v1/checks/{check_id}/concede",
                     headers={"Authorization": f"Bearer {token}"},
@@ -359,7 +361,7 @@ def test_a_check_that_ends_while_the_gm_is_away_is_announced_when_the_gm_comes_b
             page = open_room("GM")
             page.click("#action")
             link = send_bo_a_check(page, page.frame_locator(POPOVER), server, "Pick the lock")
-            check_id, _, token = link.removeprefix(f"{server}/play/").partition("#token=")
+            check_id, _game, token = parse_link(link)
             page.close()  # the GM leaves the room
 
             conceded = httpx.post(

@@ -293,6 +293,53 @@ def test_each_game_is_rehearsed_unseen_and_the_check_replaces_it(
     assert sent == []
 
 
+@pytest.mark.parametrize(
+    ("hint", "first"),
+    [
+        pytest.param("three-towers", "three-towers", id="the-check's-game"),
+        pytest.param("tripeaks", "tripeaks", id="another-game"),
+        pytest.param("no-such-game", None, id="an-unknown-game"),
+    ],
+)
+def test_the_game_the_link_names_is_prepared_first_and_the_view_decides(
+    page: Page, server: str, new_check: NewCheck, hint: str, first: str | None
+) -> None:
+    """A link's ``?game=`` (the API's links carry it) is a hint: while the view is on its way
+    the page draws ahead that game's deck and rehearses that game's table before any other
+    game's deck or table. Without a hint (an unknown name is none) every deck is drawn ahead
+    before any rehearsal. A wrong hint costs time, never the check: the view decides what is
+    drawn (docs/play-page.md)."""
+    check = new_check(seed=21)  # a Three Towers check
+    done = (
+        f"() => {json.dumps(list(GAMES))}.every((name) =>"
+        " performance.getEntriesByName(`skillcheck:rehearsed:${name}`).length > 0)"
+    )
+    release = open_with_view_held(
+        page, check.url(server, game=hint), check.check_id, done, "every game's rehearsal"
+    )
+    marks = page.evaluate(
+        "() => performance.getEntriesByType('mark').map((m) => [m.name, m.startTime])"
+    )
+    names = [name for name, _ in marks]
+    assert len(names) == len(set(names)), f"a step was done twice: {names}"
+    at = dict(marks)
+    rehearsals = sorted(GAMES, key=lambda name: at[f"skillcheck:rehearsed:{name}"])
+    decks = {cls.deck_name for cls in GAMES.values()}
+    warmed = {deck: at[f"skillcheck:fonts-warmed:{deck}"] for deck in decks}
+    if first is None:
+        assert max(warmed.values()) < at[f"skillcheck:rehearsed:{rehearsals[0]}"]
+    else:
+        own = GAMES[first].deck_name
+        assert rehearsals[0] == first
+        assert warmed[own] < at[f"skillcheck:rehearsed:{first}"]
+        # the hinted game's table is rehearsed before any other deck is drawn ahead
+        assert all(at[f"skillcheck:rehearsed:{first}"] < warmed[d] for d in decks - {own})
+    release()
+    expect_check_shown(page)
+    wait_version(page, 0)
+    assert page_cards(page) == shown_cards(check.view())
+
+
 @pytest.mark.console_errors(r"status of 40[14] .*/v1/checks/[^/ ]+\)$")  # the refused tokens
 def test_missing_and_wrong_tokens_say_so(page: Page, server: str, new_check: NewCheck) -> None:
     check = new_check()

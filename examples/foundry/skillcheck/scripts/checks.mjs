@@ -85,8 +85,8 @@ async function createAndShare(api, { actor, name, params, label, character, play
   const view = created.view;
   const title = gameTitle(name);
   const speaker = ChatMessage.getSpeaker(actor ? { actor } : { alias: who ?? t("Title") }); // [F29]
-  const watchUrl = api.pageUrl(created.check_id, created.spectator_token);
-  const playUrl = api.pageUrl(created.check_id, created.player_token);
+  const watchUrl = api.pageUrl(created.check_id, view.game, created.spectator_token);
+  const playUrl = api.pageUrl(created.check_id, view.game, created.player_token);
 
   // Everyone: the check has begun, with the spectators' link (read-only, may be public).
   await ChatMessage.create({

@@ -151,10 +151,11 @@ export class SkillcheckApi {
     return this.request("GET", "/v1/checks/stream", { headers, signal, raw: true });
   }
 
-  /** The player's page link for a token: the token rides in the fragment, which browsers never
-   * send to a server (docs/play-page.md). */
-  pageUrl(checkId, token) {
-    return `${this.base}/play/${encodeURIComponent(checkId)}#token=${token}`;
+  /** The page link of a check for a token: the token rides in the fragment, which browsers never
+   * send to a server; the game in the query, a hint the page prepares that game's table from
+   * while the check loads (docs/play-page.md). */
+  pageUrl(checkId, game, token) {
+    return `${this.base}/play/${encodeURIComponent(checkId)}?game=${encodeURIComponent(game)}#token=${token}`;
   }
 }
 

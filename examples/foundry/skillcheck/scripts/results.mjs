@@ -169,7 +169,7 @@ export class ResultWatcher {
     let watchUrl = started?.getFlag(MODULE_ID, "watchUrl");
     if (!watchUrl) {
       const issued = await this.api.reissue(checkId, "spectator");
-      watchUrl = this.api.pageUrl(checkId, issued.token);
+      watchUrl = this.api.pageUrl(checkId, view.game, issued.token);
     }
     const published = started?.getFlag(MODULE_ID, "commitment") ?? view.commitment;
     const revealed = await this.api.record(checkId);
