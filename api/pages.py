@@ -3,7 +3,7 @@
 - ``GET /play/{check_id}``: the page. The token travels in the URL fragment
   (``#token=sc_play_...`` or ``#token=sc_view_...``), which browsers never send to the server,
   so it stays out of access logs and ``Referer`` headers; the query may name the check's game
-  (``?game=tripeaks``, :func:`play_link`), a hint the page alone reads. The HTML is the same
+  (``?game=<name>``, :func:`play_link`), a hint the page alone reads. The HTML is the same
   for every check: it carries the registered games (title, deck, page module) from
   :data:`skillcheck.engine.GAMES` in ``data-games``, and the page picks the one the check's view
   names. Nothing here or in ``api/static/`` outside ``games/`` names a game. Its head preloads

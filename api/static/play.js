@@ -75,7 +75,7 @@ function checkIdFromPath() {
   }
 }
 
-/** The game the link says the check is (`?game=tripeaks`, as the API's links carry it), if it is
+/** The game the link says the check is (`?game=<name>`, as the API's links carry it), if it is
  *  a registered one: a hint, so that the page prepares that game first while the check's view
  *  is on its way. The view decides: a link without it, or with a wrong one, shows the same. */
 function gameFromLink() {
