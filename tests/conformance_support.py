@@ -186,17 +186,25 @@ class CardScanner:
 
     def codes_in(self, data: Any) -> set[str]:
         """The card codes named in ``data`` (strings, lists, dicts)."""
-        found: set[str] = set()
-        for text in _strings(data):
-            for token in self._token.findall(text):
-                found |= self._split(token)
-        return found
+        return self._codes_in_text(_text(data))
 
     def names_in(self, data: Any, among: Iterable[str]) -> set[str]:
         """The codes of the cards ``among`` whose names appear in ``data``."""
-        # One text, the strings one per line: no name spans a line, and a line's end is no
-        # letter, so each name matches where it matched in one of the strings.
-        text = "\n".join(_strings(data))
+        return self._names_in_text(_text(data), among)
+
+    def hidden_in(self, data: Any, hidden: Iterable[str]) -> set[str]:
+        """The hidden cards (codes) that ``data`` names by code or by name."""
+        hidden = set(hidden)
+        text = _text(data)
+        return (self._codes_in_text(text) & hidden) | self._names_in_text(text, hidden)
+
+    def _codes_in_text(self, text: str) -> set[str]:
+        found: set[str] = set()
+        for token in set(self._token.findall(text)):
+            found |= self._split(token)
+        return found
+
+    def _names_in_text(self, text: str, among: Iterable[str]) -> set[str]:
         lower = text.lower()
         return {
             code
@@ -205,22 +213,24 @@ class CardScanner:
             and self._names[code].search(text)
         }
 
-    def hidden_in(self, data: Any, hidden: Iterable[str]) -> set[str]:
-        """The hidden cards (codes) that ``data`` names by code or by name."""
-        hidden = set(hidden)
-        return (self.codes_in(data) & hidden) | self.names_in(data, hidden)
 
-
-def _strings(data: Any) -> Iterator[str]:
-    if isinstance(data, str):
-        yield data
-    elif isinstance(data, dict):
-        for key, value in data.items():
-            yield str(key)
-            yield from _strings(value)
-    elif isinstance(data, list | tuple):
-        for item in data:
-            yield from _strings(item)
+def _text(data: Any) -> str:
+    """Every string of ``data`` (keys and values, at every level), one per line. No token and
+    no name spans a line (a line's end is neither a letter nor a code's character), so each
+    token and each name is found where it was in one of the strings."""
+    strings: list[str] = []
+    pending = [data]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            strings.append(item)
+        elif isinstance(item, dict):
+            for key, value in item.items():
+                strings.append(str(key))
+                pending.append(value)
+        elif isinstance(item, list | tuple):
+            pending.extend(item)
+    return "\n".join(strings)
 
 
 def without_keys(data: Any, keys: frozenset[str]) -> Any:
