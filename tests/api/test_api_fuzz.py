@@ -178,12 +178,28 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
         yield Live(client)
 
 
+@pytest.mark.quick_twin_of("test_fuzzed_bodies_never_get_a_5xx_and_a_refusal_changes_nothing_long")
 @pytest.mark.parametrize(("path", "schema"), OPERATIONS, ids=[p for p, _ in OPERATIONS])
 def test_fuzzed_bodies_never_get_a_5xx_and_a_refusal_changes_nothing(
     live: Live, path: str, schema: dict[str, Any]
 ) -> None:
+    fuzz(live, path, schema, examples=30)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("path", "schema"), OPERATIONS, ids=[p for p, _ in OPERATIONS])
+def test_fuzzed_bodies_never_get_a_5xx_and_a_refusal_changes_nothing_long(
+    live: Live, path: str, schema: dict[str, Any]
+) -> None:
+    fuzz(live, path, schema, examples=120)
+
+
+def fuzz(live: Live, path: str, schema: dict[str, Any], examples: int) -> None:
+    """``examples`` fuzzed bodies (and headers) posted to ``path``: none gets a 5xx, and a
+    refusal is a problem+json that changes nothing."""
+
     @settings(
-        max_examples=120,
+        max_examples=examples,
         deadline=None,
         database=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
