@@ -818,6 +818,7 @@ def test_the_solver_never_calls_a_deal_any_bot_wins_a_loss(
                 raise AssertionError(f"{bot} wins seed {seed}; the solver: loss")
 
 
+@pytest.mark.slow  # brute force, up to 20 s a game
 @pytest.mark.parametrize("name", NAMES)
 def test_claimed_minimum_lines_are_shortest_by_brute_force(name: str) -> None:
     """Every minimum the solver claims is checked. The line wins; the solver's claims along it

@@ -377,6 +377,7 @@ def test_reissue_ends_an_open_stream_of_the_old_token(tmp_path: Path) -> None:
             old.next(timeout=0.5)
 
 
+@pytest.mark.slow  # two server processes
 def test_reissue_on_one_process_locks_the_old_token_out_on_another(tmp_path: Path) -> None:
     """Each process caches credentials; a re-issue on A evicts B's cached copy (through Redis)."""
     if (reason := redis_unreachable_reason(REDIS_URL)) is not None:
@@ -396,6 +397,7 @@ def test_reissue_on_one_process_locks_the_old_token_out_on_another(tmp_path: Pat
             time.sleep(0.02)
 
 
+@pytest.mark.slow  # two server processes
 def test_a_reissued_token_can_act_on_no_process_at_once(tmp_path: Path) -> None:
     """Acting reads the credentials from the database: even without Redis (no eviction news
     at all), another process refuses a move with the old token the moment the re-issue is

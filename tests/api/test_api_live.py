@@ -165,6 +165,7 @@ def redis_url() -> str:
     return REDIS_URL
 
 
+@pytest.mark.slow  # two server processes
 def test_two_processes_share_live_events_through_redis(tmp_path: Path, redis_url: str) -> None:
     """The player moves on process A; a spectator streaming from process B sees it live."""
     env = _env(tmp_path / "db.sqlite3", SKILLCHECK_REDIS_URL=redis_url)
@@ -178,6 +179,7 @@ def test_two_processes_share_live_events_through_redis(tmp_path: Path, redis_url
             assert moved["data"]["payload"]["view"]["version"] == 1
 
 
+@pytest.mark.slow  # two server processes
 def test_without_redis_another_process_does_not_see_the_move_live(tmp_path: Path) -> None:
     """The control for the test above: in-memory channels stay inside their process, so it is
     Redis that carries the event (a reconnect still finds it in the database)."""

@@ -99,6 +99,7 @@ def test_serve_without_the_api_extra_says_what_to_install() -> None:
     assert "pip install 'skillcheck[api]'" in result.output and "litestar" in result.output
 
 
+@pytest.mark.slow  # several server processes
 def test_several_workers_on_postgresql_and_redis_serve_one_consistent_check(
     tmp_path: Path, pg_url: str
 ) -> None:

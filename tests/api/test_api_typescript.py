@@ -33,9 +33,13 @@ FILES = ("package.json", "package-lock.json", "tsconfig.json", "client.ts")
 GM_KEY = "gm-typescript-key"
 NPM = shutil.which("npm")
 
-pytestmark = pytest.mark.skipif(
-    NPM is None, reason="npm is not installed (Debian: apt-get install npm; it comes with Node.js)"
-)
+pytestmark = [
+    pytest.mark.slow,  # npm installs the generator and tsc, then compiles
+    pytest.mark.skipif(
+        NPM is None,
+        reason="npm is not installed (Debian: apt-get install npm; it comes with Node.js)",
+    ),
+]
 
 
 def _run(command: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
