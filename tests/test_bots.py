@@ -138,7 +138,9 @@ def test_unknown_bot_is_a_parameter_error() -> None:
 CAPPED_LEVEL_6_DEALS = (1493203240974458, 4064333450300497, 3866116367396348)
 
 
-@pytest.mark.parametrize("bot_name", ["fast", "strong"])
+@pytest.mark.parametrize(
+    "bot_name", ["fast", pytest.param("strong", marks=pytest.mark.slow)]  # (10 s a deal)
+)
 @pytest.mark.parametrize("seed", CAPPED_LEVEL_6_DEALS)
 def test_bots_play_short_lines_not_the_search_path(bot_name: str, seed: int) -> None:
     """A bot follows a shortened line: the check ends by its goal, far below the move cap."""

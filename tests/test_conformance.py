@@ -754,11 +754,25 @@ def test_the_solver_is_sound(name: str, params: dict[str, Any], seed: int) -> No
             replays_to_a_win(midway, tuple(again.moves))
 
 
-@pytest.mark.parametrize("seed", FIXED_SEEDS)
+@pytest.mark.quick_twin_of("test_unwinnable_endings_are_proved_and_verify_long")
+@pytest.mark.parametrize("seed", FIXED_SEEDS[:2])
 @pytest.mark.parametrize(("name", "params"), CASES)
 def test_unwinnable_endings_are_proved_and_verify(
     name: str, params: dict[str, Any], seed: int
 ) -> None:
+    unwinnable_endings_check(name, params, seed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", FIXED_SEEDS)
+@pytest.mark.parametrize(("name", "params"), CASES)
+def test_unwinnable_endings_are_proved_and_verify_long(
+    name: str, params: dict[str, Any], seed: int
+) -> None:
+    unwinnable_endings_check(name, params, seed)
+
+
+def unwinnable_endings_check(name: str, params: dict[str, Any], seed: int) -> None:
     """Positions shortly before a random play's end: a check ended as unwinnable is one the
     solver proves lost, no bot wins from there, and its record verifies (re-proving it)."""
     game = build(name, params)

@@ -221,6 +221,7 @@ def wins(method: str, sample: tuple[dict[str, Any], range]) -> tuple[bool, ...]:
     return results(method, tuple(sorted(params.items())), seeds)
 
 
+@pytest.mark.slow  # (as its siblings: the strong bot on a sample of deals)
 def test_the_strong_bot_beats_the_fast_bot_with_wild_cards() -> None:
     """Measured on this sample (2 wild deuces, deals 0..14): fast wins 2, strong 9."""
     fast, strong = sum(wins("fast", WILD)), sum(wins("strong", WILD))
