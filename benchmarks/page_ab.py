@@ -19,7 +19,8 @@ server, so a change of play.html is not compared (the script says when the two d
 Per game and viewport it prints, for each version, view -> drawn and view -> painted (p50 /
 p90; from the view response's last byte, as page_render.py measures), whether the check's game
 had been rehearsed before the view came, the layout shift, and the median of the load-by-load
-difference of view -> painted with the share of pairs the working tree won.
+difference of view -> painted with the share of pairs the working tree won. Motion is reduced
+unless ``--motion`` (then the first table is dealt, as most players see it).
 """
 
 from __future__ import annotations
@@ -117,6 +118,9 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--latency", type=float, default=0, help="ms added to each round trip")
     parser.add_argument("--view-after", type=float, default=1500, help="ms the view is held")
+    parser.add_argument(
+        "--motion", action="store_true", help="motion not reduced: the deal animates, as by default"
+    )
     args = parser.parse_args()
     base = files_at(args.base)
     here = files_here()
@@ -124,6 +128,7 @@ def main() -> None:
         print("play.html differs: both versions are served the working tree's (from the server)")
     versions = {args.base: base, "working tree": here}
     print(
+        f"motion {'on' if args.motion else 'reduced'}, "
         f"latency {args.latency:g} ms, view after {args.view_after:g} ms; ms from the view's "
         f"arrival, p50 / p90 of {args.loads} loads of each version, alternately"
     )
@@ -138,7 +143,10 @@ def main() -> None:
                     print(f"{game}, {size}: {calibration.words()}", flush=True)
                 contexts = {}
                 for name, files in versions.items():
-                    context = browser.new_context(**VIEWPORTS[size], reduced_motion="reduce")
+                    context = browser.new_context(
+                        **VIEWPORTS[size],
+                        reduced_motion="no-preference" if args.motion else "reduce",
+                    )
                     context.add_init_script(SHIFTS)
                     context.route("**/play-assets/**", serving(files))
                     contexts[name] = context

@@ -28,7 +28,9 @@ slows it instead as much as makes this host score a Pixel 5's (or a Moto G Power
 BenchmarkIndex, calibrated afresh before each game and viewport as DevTools calibrates
 (benchmarks/_cpu.py): the same phone whatever the host, and whatever its load at the time.
 ``--extra-css CSS`` adds rules at the end of the page's stylesheet, to measure a change of the
-drawing before making it.
+drawing before making it. Motion is reduced (``prefers-reduced-motion``) unless ``--motion``: with
+it, the first table is dealt as most players see it, each card flown in from the stock
+(api/static/motion.js), and the measure includes starting those animations.
 """
 
 from __future__ import annotations
@@ -246,8 +248,11 @@ def measure(
     latency: float = 0,
     view_after: float = 0,
     extra_css: str = "",
+    motion: bool = False,
 ) -> list[dict[str, Any]]:
-    context = browser.new_context(**VIEWPORTS[size], reduced_motion="reduce")
+    context = browser.new_context(
+        **VIEWPORTS[size], reduced_motion="no-preference" if motion else "reduce"
+    )
     context.add_init_script(SHIFTS)
     results = []
     try:
@@ -309,6 +314,9 @@ def main() -> None:
     )
     parser.add_argument("--extra-css", default="", help="CSS added to the page's stylesheet")
     parser.add_argument(
+        "--motion", action="store_true", help="motion not reduced: the deal animates, as by default"
+    )
+    parser.add_argument(
         "--games", nargs="*", choices=sorted(GAMES), default=sorted(GAMES), help="games to load"
     )
     parser.add_argument("--json", type=Path, help="write the numbers here too")
@@ -325,7 +333,7 @@ def main() -> None:
                     print(f"{name}, {size}: {calibration.words()}", flush=True)
                 found = measure(
                     browser, link, size, args.loads, throttle, args.latency,
-                    args.view_after, args.extra_css,
+                    args.view_after, args.extra_css, args.motion,
                 )  # fmt: skip
                 rows.append({
                     "game": name, "viewport": size, "loads": len(found), "throttle": throttle,
@@ -343,7 +351,8 @@ def main() -> None:
     )
     table = Table(
         title=f"First render of the player's page ({cpu}, "
-        f"latency {args.latency:g} ms, view after {args.view_after:g} ms)"
+        f"latency {args.latency:g} ms, view after {args.view_after:g} ms, "
+        f"motion {'on' if args.motion else 'reduced'})"
     )
     for column in ("game", "viewport", "CPU slower", "view→drawn p50/p90/max ms",
                    "view→painted p50/p90/max ms", "navigation→painted p50 ms",
@@ -371,6 +380,7 @@ def main() -> None:
             "latency": args.latency,
             "view_after": args.view_after,
             "extra_css": args.extra_css,
+            "motion": args.motion,
         }
         args.json.write_text(json.dumps({**settings, "rows": rows}, indent=2))
 

@@ -69,7 +69,9 @@ export class Motion {
       );
       return this.deal(stock ? stock.id : null);
     }
-    const started = [];
+    // Every card's place is read before any animation starts: an animation restyles its card,
+    // and a read after it would style (and lay out) the page again, once per card.
+    const moves = [];
     const seen = new Set();
     for (const element of this.root.querySelectorAll("[data-code]")) {
       const code = element.dataset.code;
@@ -77,11 +79,14 @@ export class Motion {
       seen.add(code);
       const card = cardOf(element);
       const first = held.get(code) || before.get(code);
+      moves.push({ card, first, last: first ? card.getBoundingClientRect() : null });
+    }
+    const started = [];
+    for (const { card, first, last } of moves) {
       if (!first) {
         started.push(this.flip(card));
         continue;
       }
-      const last = card.getBoundingClientRect();
       const dx = first.left - last.left;
       const dy = first.top - last.top;
       if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
@@ -119,8 +124,9 @@ export class Motion {
       return { x: table.left + 40, y: table.top + 40 };
     })();
     const step = Math.min(DEAL_STAGGER_MS, DEAL_SPREAD_MS / cards.length);
+    const places = cards.map((card) => centre(card.getBoundingClientRect())); // (all read first)
     const started = cards.map((card, index) => {
-      const here = centre(card.getBoundingClientRect());
+      const here = places[index];
       const animation = card.animate(
         [
           { transform: `translate(${start.x - here.x}px, ${start.y - here.y}px) scale(0.8)`, opacity: 0 },
