@@ -110,33 +110,53 @@ export class Motion {
   }
 
   /** The first drawing: every card, face up or down, comes from the stock (or the table's
-   *  corner), one after another. */
+   *  corner), one after another. The cards wait unseen (class `undealt`) and each one's
+   *  animation starts in the frame of its turn: the frame that first shows the table starts
+   *  a few, not all of them (each started animation restyles its card, and starting some forty
+   *  at once made a slow phone's first table 100 ms later; docs/performance.md). Returns the
+   *  cards, in the order they are dealt. */
   deal(origin) {
     const cards = [];
     for (const element of this.root.querySelectorAll("[data-code], [data-back], .face-down")) {
       const card = cardOf(element);
       if (!cards.includes(card)) cards.push(card);
     }
-    if (!cards.length) return [];
-    const from = origin ? this.root.querySelector(`[data-zone="${CSS.escape(origin)}"]`) : null;
-    const start = from ? centre(from.getBoundingClientRect()) : (() => {
-      const table = this.root.getBoundingClientRect();
-      return { x: table.left + 40, y: table.top + 40 };
-    })();
+    if (!cards.length || document.hidden) return []; // (a hidden page draws no frames to deal in)
+    for (const card of cards) card.classList.add("undealt");
     const step = Math.min(DEAL_STAGGER_MS, DEAL_SPREAD_MS / cards.length);
-    const places = cards.map((card) => centre(card.getBoundingClientRect())); // (all read first)
-    const started = cards.map((card, index) => {
-      const here = places[index];
-      const animation = card.animate(
-        [
-          { transform: `translate(${start.x - here.x}px, ${start.y - here.y}px) scale(0.8)`, opacity: 0 },
-          { transform: "translate(0px, 0px) scale(1)", opacity: 1 },
-        ],
-        { duration: DEAL_MS, delay: index * step, easing: EASE, fill: "backwards" },
-      );
-      animation.id = "skillcheck-deal";
-      return animation;
-    });
-    return started;
+    let start = null;
+    let places = null;
+    let begun = null;
+    let next = 0;
+    const frame = (now) => {
+      if (places === null) {
+        // Read in the first frame (which lays the table out anyway), every place before any
+        // animation starts: an animation restyles its card, and a read after it would style
+        // and lay out the page again.
+        const from = origin ? this.root.querySelector(`[data-zone="${CSS.escape(origin)}"]`) : null;
+        const table = this.root.getBoundingClientRect();
+        start = from ? centre(from.getBoundingClientRect()) : { x: table.left + 40, y: table.top + 40 };
+        places = cards.map((card) => centre(card.getBoundingClientRect()));
+        begun = now;
+      }
+      while (next < cards.length && next * step <= now - begun) {
+        const card = cards[next];
+        const here = places[next];
+        next += 1;
+        card.classList.remove("undealt");
+        if (!card.isConnected) continue; // (redrawn meanwhile: the new table is not dealt)
+        const animation = card.animate(
+          [
+            { transform: `translate(${start.x - here.x}px, ${start.y - here.y}px) scale(0.8)`, opacity: 0 },
+            { transform: "translate(0px, 0px) scale(1)", opacity: 1 },
+          ],
+          { duration: DEAL_MS, easing: EASE, fill: "backwards" },
+        );
+        animation.id = "skillcheck-deal";
+      }
+      if (next < cards.length) requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+    return cards;
   }
 }

@@ -147,8 +147,12 @@ def wait_shows(frame: Any, view: dict[str, Any]) -> None:
 
 
 def settle(frame: Any) -> None:
-    """Waits until no animation runs (a card is measured where it lies, not mid-flight)."""
-    frame.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
+    """Waits until every card is dealt and no animation runs (a card is measured where it lies,
+    not mid-flight)."""
+    frame.wait_for_function(
+        "() => !document.querySelector('.undealt')"
+        " && document.getAnimations().every(a => a.playState !== 'running')"
+    )
 
 
 def move_of(view: dict[str, Any], code: str) -> dict[str, Any]:

@@ -83,9 +83,11 @@ def test_moves_deals_and_flips_animate_for_150_to_250_ms(
     view = check.view()
     frame = hand.main_frame
     wait_shows(frame, view)
-    # The deal: every card on the table (face up or down) comes in.
-    hand.wait_for_function("() => window.animated.length > 0")
+    # The deal: every card on the table (face up or down) comes in, one after another, each
+    # unseen until its turn.
     cards = hand.eval_on_selector_all("#table [data-code], #table .face-down", "cs => cs.length")
+    hand.wait_for_function("(cards) => window.animated.length >= cards", arg=cards)
+    hand.wait_for_function("() => !document.querySelector('.undealt')")
     dealt = hand.evaluate("() => window.animated")
     assert len(dealt) >= cards and all(150 <= d <= 250 for d in dealt), dealt
     settle(frame)
@@ -112,13 +114,11 @@ def test_moves_deals_and_flips_animate_for_150_to_250_ms(
     assert all(150 <= d <= 250 for d in hand.evaluate("() => window.animated"))
 
 
-#: Records, between the view's arrival and the table drawn (the deal), each read of an element's
-#: place and each animation started, in order.
+#: Records, from the view's arrival (then the page deals its first table), each read of an
+#: element's place and each animation started, in order.
 DEAL_ORDER = """
 window.dealOrder = [];
-const dealing = () =>
-  performance.getEntriesByName("skillcheck:view").length > 0 &&
-  performance.getEntriesByName("skillcheck:drawn").length === 0;
+const dealing = () => performance.getEntriesByName("skillcheck:view").length > 0;
 const rect = Element.prototype.getBoundingClientRect;
 Element.prototype.getBoundingClientRect = function () {
   if (dealing()) window.dealOrder.push("read");
@@ -146,9 +146,11 @@ def test_the_deal_reads_every_place_before_it_starts_an_animation(
             view = check.move(view["moves"][0]["code"])
     hand.goto(check.url(server))
     wait_shows(hand.main_frame, check.view())
-    hand.wait_for_function("() => performance.getEntriesByName('skillcheck:drawn').length > 0")
-    order = hand.evaluate("() => window.dealOrder")
     cards = hand.eval_on_selector_all("#table [data-code], #table .face-down", "cs => cs.length")
+    hand.wait_for_function(
+        "(cards) => window.dealOrder.filter((c) => c === 'animate').length >= cards", arg=cards
+    )
+    order = hand.evaluate("() => window.dealOrder")
     assert cards >= 5 and order.count("animate") >= cards, order
     first = order.index("animate")
     assert "read" not in order[first:], order
