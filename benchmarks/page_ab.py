@@ -25,9 +25,7 @@ unless ``--motion`` (then the first table is dealt, as most players see it).
 
 from __future__ import annotations
 
-import argparse
 import mimetypes
-import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -35,19 +33,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _api_harness import ROOT, percentile
-from _cpu import DEVICE_SCORES, calibrate
+from _api_harness import ROOT
 from page_render import (
-    MEASURE,
     SHIFTS,
     VIEWPORTS,
-    load_until_painted,
+    alternate,
     make_check,
-    new_page,
+    paired,
+    paired_parser,
+    rate_for,
     served_chromium,
+    way_line,
 )
-
-from skillcheck.engine import GAMES
 
 STATIC = "api/static"
 
@@ -103,21 +100,8 @@ def serving(files: dict[str, bytes]) -> Any:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = paired_parser(__doc__ or "", loads=10)
     parser.add_argument("--base", required=True, help="the commit whose page is compared")
-    parser.add_argument("--games", nargs="*", choices=sorted(GAMES), default=sorted(GAMES))
-    parser.add_argument("--viewports", nargs="*", choices=sorted(VIEWPORTS), default=["phone"])
-    parser.add_argument("--loads", type=int, default=10, help="loads of each version")
-    slowdown = parser.add_mutually_exclusive_group()
-    slowdown.add_argument("--throttle", type=float, help="CPU slow-down factor")
-    slowdown.add_argument(
-        "--device", choices=sorted(DEVICE_SCORES), default="low-tier",
-        help="CPU slowed down to this class of phone (the default: low-tier)",
-    )  # fmt: skip
-    parser.add_argument("--latency", type=float, default=0, help="ms added to each round trip")
-    parser.add_argument("--view-after", type=float, default=1500, help="ms the view is held")
     parser.add_argument(
         "--motion", action="store_true", help="motion not reduced: the deal animates, as by default"
     )
@@ -136,11 +120,7 @@ def main() -> None:
         for game in args.games:
             link = server.base_url + make_check(http, game, 6)
             for size in args.viewports:
-                throttle = args.throttle or 1
-                if args.throttle is None:
-                    calibration = calibrate(browser, args.device)
-                    throttle = calibration.rate
-                    print(f"{game}, {size}: {calibration.words()}", flush=True)
+                throttle = rate_for(browser, args, f"{game}, {size}")
                 contexts = {}
                 for name, files in versions.items():
                     context = browser.new_context(
@@ -150,39 +130,19 @@ def main() -> None:
                     context.add_init_script(SHIFTS)
                     context.route("**/play-assets/**", serving(files))
                     contexts[name] = context
-                found: dict[str, list[dict[str, Any]]] = {name: [] for name in versions}
-                for _ in range(args.loads):
-                    for name, context in contexts.items():
-                        page, _cdp = new_page(context, throttle, args.latency)
-                        load_until_painted(page, link, args.view_after)
-                        page.wait_for_timeout(100)  # shifts after the first paint count too
-                        measured = page.evaluate(MEASURE)
-                        measured["rehearsed"] = page.evaluate(REHEARSED, game)
-                        found[name].append(measured)
-                        page.close()
+                found = alternate(
+                    contexts, link, args.loads, throttle, args.latency, args.view_after,
+                    extra=lambda page, game=game: {"rehearsed": page.evaluate(REHEARSED, game)},
+                )  # fmt: skip
                 for context in contexts.values():
                     context.close()
+                prefix = f"{game:13} {size:7} {throttle:5.2f}x"
                 for name, loads in found.items():
-                    drawn = [m["drawn"] for m in loads]
-                    painted = [m["painted"] for m in loads]
-                    print(
-                        f"{game:13} {size:7} {throttle:5.2f}x {name:>14}"
-                        f"  rehearsed {sum(m['rehearsed'] for m in loads):2}/{len(loads)}"
-                        f"  drawn {statistics.median(drawn):6.1f} / {percentile(drawn, 0.9):6.1f}"
-                        f"  painted {statistics.median(painted):6.1f} / "
-                        f"{percentile(painted, 0.9):6.1f}"
-                        f"  CLS {max(m['cls'] for m in loads):.4f}",
-                        flush=True,
-                    )
-                pairs = [
-                    b["painted"] - a["painted"]
-                    for a, b in zip(found[args.base], found["working tree"], strict=True)
-                ]
-                won = sum(d < 0 for d in pairs)
+                    print(way_line(prefix, name, loads), flush=True)
+                median, won = paired(found, "working tree", args.base)
                 print(
                     f"{game:13} {size:7} working tree - {args.base}: view -> painted "
-                    f"{statistics.median(pairs):+.1f} ms (median of pairs), quicker in "
-                    f"{won}/{len(pairs)}",
+                    f"{median:+.1f} ms (median of pairs), quicker in {won}/{args.loads}",
                     flush=True,
                 )
 

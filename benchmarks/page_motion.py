@@ -15,47 +15,29 @@ load-by-load difference of view -> painted, motion on less motion reduced.
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import sys
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _api_harness import percentile
-from _cpu import DEVICE_SCORES, calibrate
 from page_render import (
-    MEASURE,
     SHIFTS,
     VIEWPORTS,
-    load_until_painted,
+    alternate,
     make_check,
-    new_page,
+    paired,
+    paired_parser,
+    rate_for,
     served_chromium,
+    way_line,
 )
-
-from skillcheck.engine import GAMES
 
 #: Each setting's name and Playwright's ``reduced_motion``.
 SETTINGS = {"motion on": "no-preference", "reduced": "reduce"}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--games", nargs="*", choices=sorted(GAMES), default=sorted(GAMES))
-    parser.add_argument("--viewports", nargs="*", choices=sorted(VIEWPORTS), default=["phone"])
-    parser.add_argument("--loads", type=int, default=8, help="loads of each setting")
-    slowdown = parser.add_mutually_exclusive_group()
-    slowdown.add_argument("--throttle", type=float, help="CPU slow-down factor")
-    slowdown.add_argument(
-        "--device", choices=sorted(DEVICE_SCORES), default="low-tier",
-        help="CPU slowed down to this class of phone (the default: low-tier)",
-    )  # fmt: skip
-    parser.add_argument("--latency", type=float, default=0, help="ms added to each round trip")
-    parser.add_argument("--view-after", type=float, default=1500, help="ms the view is held")
+    parser = paired_parser(__doc__ or "", loads=8)
     args = parser.parse_args()
     print(
         f"latency {args.latency:g} ms, view after {args.view_after:g} ms; ms from the view's "
@@ -65,44 +47,25 @@ def main() -> None:
         for game in args.games:
             link = server.base_url + make_check(http, game, 6)
             for size in args.viewports:
-                throttle = args.throttle or 1
-                if args.throttle is None:
-                    calibration = calibrate(browser, args.device)
-                    throttle = calibration.rate
-                    print(f"{game}, {size}: {calibration.words()}", flush=True)
+                throttle = rate_for(browser, args, f"{game}, {size}")
                 contexts = {}
                 for name, reduced in SETTINGS.items():
                     context = browser.new_context(**VIEWPORTS[size], reduced_motion=reduced)
                     context.add_init_script(SHIFTS)
                     contexts[name] = context
-                found: dict[str, list[dict[str, Any]]] = {name: [] for name in SETTINGS}
-                for _ in range(args.loads):
-                    for name, context in contexts.items():
-                        page, _cdp = new_page(context, throttle, args.latency)
-                        load_until_painted(page, link, args.view_after)
-                        page.wait_for_timeout(600)  # the deal's shifts, if any, count too
-                        found[name].append(page.evaluate(MEASURE))
-                        page.close()
+                found = alternate(
+                    contexts, link, args.loads, throttle, args.latency, args.view_after,
+                    after_paint_ms=600,  # the deal's shifts, if any, count too
+                )  # fmt: skip
                 for context in contexts.values():
                     context.close()
+                prefix = f"{game:13} {size:7} {throttle:5.2f}x"
                 for name, loads in found.items():
-                    drawn = [m["drawn"] for m in loads]
-                    painted = [m["painted"] for m in loads]
-                    print(
-                        f"{game:13} {size:7} {throttle:5.2f}x {name:>10}"
-                        f"  drawn {statistics.median(drawn):6.1f} / {percentile(drawn, 0.9):6.1f}"
-                        f"  painted {statistics.median(painted):6.1f} / "
-                        f"{percentile(painted, 0.9):6.1f}"
-                        f"  CLS {max(m['cls'] for m in loads):.4f}",
-                        flush=True,
-                    )
-                pairs = [
-                    on["painted"] - off["painted"]
-                    for on, off in zip(found["motion on"], found["reduced"], strict=True)
-                ]
+                    print(way_line(prefix, name, loads), flush=True)
+                median, _won = paired(found, "motion on", "reduced")
                 print(
                     f"{game:13} {size:7} motion on - reduced: view -> painted "
-                    f"{statistics.median(pairs):+.1f} ms (median of pairs)",
+                    f"{median:+.1f} ms (median of pairs)",
                     flush=True,
                 )
 

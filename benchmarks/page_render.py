@@ -267,6 +267,90 @@ def measure(
     return results
 
 
+def paired_parser(doc: str, loads: int) -> argparse.ArgumentParser:
+    """The options of the benchmarks that load two ways of the page alternately (page_ab.py,
+    page_motion.py): --games, --viewports, --loads, --throttle or --device (low-tier by
+    default), --latency and --view-after."""
+    parser = argparse.ArgumentParser(
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--games", nargs="*", choices=sorted(GAMES), default=sorted(GAMES))
+    parser.add_argument("--viewports", nargs="*", choices=sorted(VIEWPORTS), default=["phone"])
+    parser.add_argument("--loads", type=int, default=loads, help="loads of each way")
+    slowdown = parser.add_mutually_exclusive_group()
+    slowdown.add_argument("--throttle", type=float, help="CPU slow-down factor")
+    slowdown.add_argument(
+        "--device", choices=sorted(DEVICE_SCORES), default="low-tier",
+        help="CPU slowed down to this class of phone (the default: low-tier)",
+    )  # fmt: skip
+    parser.add_argument("--latency", type=float, default=0, help="ms added to each round trip")
+    parser.add_argument("--view-after", type=float, default=1500, help="ms the view is held")
+    return parser
+
+
+def rate_for(browser: Any, args: argparse.Namespace, label: str) -> float:
+    """The CPU slow-down of ``args``: its --throttle, or its --device calibrated now (said,
+    after ``label``)."""
+    if args.throttle is not None:
+        return float(args.throttle)
+    calibration = calibrate(browser, args.device)
+    print(f"{label}: {calibration.words()}", flush=True)
+    return float(calibration.rate)
+
+
+def alternate(
+    contexts: dict[str, Any],
+    url: str,
+    loads: int,
+    throttle: float,
+    latency: float = 0,
+    view_after: float = 0,
+    after_paint_ms: float = 100,
+    extra: Any = None,
+) -> dict[str, list[dict[str, Any]]]:
+    """``loads`` cold loads of ``url`` in each of ``contexts`` (name -> browser context), one
+    context after the other, so that the machine's wandering speed falls on each alike: per
+    name, each load's MEASURE (and ``extra(page)``'s keys), read ``after_paint_ms`` after the
+    first table is painted (shifts until then count)."""
+    found: dict[str, list[dict[str, Any]]] = {name: [] for name in contexts}
+    for _ in range(loads):
+        for name, context in contexts.items():
+            page, _cdp = new_page(context, throttle, latency)
+            load_until_painted(page, url, view_after)
+            page.wait_for_timeout(after_paint_ms)
+            measured: dict[str, Any] = page.evaluate(MEASURE)
+            if extra is not None:
+                measured.update(extra(page))
+            found[name].append(measured)
+            page.close()
+    return found
+
+
+def way_line(prefix: str, name: str, loads: list[dict[str, Any]]) -> str:
+    """One way's loads in a line: how many rehearsed the check's game (if measured), view ->
+    drawn and view -> painted (p50 / p90) and the worst layout shift."""
+    drawn = [m["drawn"] for m in loads]
+    painted = [m["painted"] for m in loads]
+    rehearsed = (
+        f"  rehearsed {sum(m['rehearsed'] for m in loads):2}/{len(loads)}"
+        if loads and "rehearsed" in loads[0]
+        else ""
+    )
+    return (
+        f"{prefix} {name:>14}{rehearsed}"
+        f"  drawn {statistics.median(drawn):6.1f} / {percentile(drawn, 0.9):6.1f}"
+        f"  painted {statistics.median(painted):6.1f} / {percentile(painted, 0.9):6.1f}"
+        f"  CLS {max(m['cls'] for m in loads):.4f}"
+    )
+
+
+def paired(found: dict[str, list[dict[str, Any]]], way: str, against: str) -> tuple[float, int]:
+    """The median of the load-by-load difference of view -> painted, ``way`` less ``against``,
+    and in how many pairs ``way`` was quicker."""
+    pairs = [b["painted"] - a["painted"] for a, b in zip(found[against], found[way], strict=True)]
+    return statistics.median(pairs), sum(d < 0 for d in pairs)
+
+
 def one_page_parser(
     doc: str, throttle: float = 1, view_after: float = 0
 ) -> argparse.ArgumentParser:
