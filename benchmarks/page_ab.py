@@ -120,7 +120,7 @@ def main() -> None:
         for game in args.games:
             link = server.base_url + make_check(http, game, 6)
             for size in args.viewports:
-                throttle = rate_for(browser, args, f"{game}, {size}")
+                throttle = rate_for(browser, args, f"{game}, {size}", default_device="low-tier")
                 contexts = {}
                 for name, files in versions.items():
                     context = browser.new_context(

@@ -280,20 +280,24 @@ def paired_parser(doc: str, loads: int) -> argparse.ArgumentParser:
     slowdown = parser.add_mutually_exclusive_group()
     slowdown.add_argument("--throttle", type=float, help="CPU slow-down factor")
     slowdown.add_argument(
-        "--device", choices=sorted(DEVICE_SCORES), default="low-tier",
-        help="CPU slowed down to this class of phone (the default: low-tier)",
+        "--device", choices=sorted(DEVICE_SCORES),
+        help="CPU slowed down to this class of phone (the default, without --throttle: low-tier)",
     )  # fmt: skip
     parser.add_argument("--latency", type=float, default=0, help="ms added to each round trip")
     parser.add_argument("--view-after", type=float, default=1500, help="ms the view is held")
     return parser
 
 
-def rate_for(browser: Any, args: argparse.Namespace, label: str) -> float:
-    """The CPU slow-down of ``args``: its --throttle, or its --device calibrated now (said,
-    after ``label``)."""
-    if args.throttle is not None:
-        return float(args.throttle)
-    calibration = calibrate(browser, args.device)
+def rate_for(
+    browser: Any, args: argparse.Namespace, label: str, default_device: str | None = None
+) -> float:
+    """The CPU slow-down of ``args``: its --device (or, with neither --device nor --throttle,
+    ``default_device``) calibrated now and said after ``label``; else its --throttle (1 if
+    none)."""
+    device = args.device or (default_device if args.throttle is None else None)
+    if not device:
+        return float(args.throttle or 1)
+    calibration = calibrate(browser, device)
     print(f"{label}: {calibration.words()}", flush=True)
     return float(calibration.rate)
 
@@ -410,11 +414,7 @@ def main() -> None:
         for name in args.games:
             link = server.base_url + make_check(http, name, args.moves)
             for size in VIEWPORTS:
-                throttle = args.throttle
-                if args.device:
-                    calibration = calibrate(browser, args.device)
-                    throttle = calibration.rate
-                    print(f"{name}, {size}: {calibration.words()}", flush=True)
+                throttle = rate_for(browser, args, f"{name}, {size}")
                 found = measure(
                     browser, link, size, args.loads, throttle, args.latency,
                     args.view_after, args.extra_css, args.motion,
