@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from browser_support import Check
+from browser_support import Check, click_move
 from motion_support import (
     RECORDER,
     VIEWPORT,
@@ -155,6 +155,51 @@ def test_the_deal_reads_every_place_before_it_starts_an_animation(
     first = order.index("animate")
     assert "read" not in order[first:], order
     assert order.count("read") >= cards, order  # each card's place, read before
+
+
+#: Records, while ``window.recording`` is set, each read of an element's place and each
+#: animation started, in order.
+GLIDE_ORDER = """
+window.glideOrder = [];
+window.recording = false;
+const rect = Element.prototype.getBoundingClientRect;
+Element.prototype.getBoundingClientRect = function () {
+  if (window.recording) window.glideOrder.push("read");
+  return rect.call(this);
+};
+const start = Element.prototype.animate;
+Element.prototype.animate = function (...args) {
+  if (window.recording) window.glideOrder.push("animate");
+  return start.apply(this, args);
+};
+"""
+
+
+@pytest.mark.parametrize("game", ["three-towers", "tripeaks"])
+def test_a_move_reads_every_place_before_it_starts_a_glide(
+    hand: Page, server: str, new_check: NewCheck, game: str
+) -> None:
+    # The same as the deal's order, for a move's glides and flips (motion.js, after): each card
+    # read after another's animation has started would style and lay the page out again.
+    hand.add_init_script(GLIDE_ORDER)
+    check = new_check(seed=21, game=game, params=GAMES[game].examples()[0])
+    view = check.view()
+    hand.goto(check.url(server))
+    frame = hand.main_frame
+    wait_shows(frame, view)
+    settle(frame)
+    code = first_drag(view)
+    hand.evaluate("() => { window.recording = true; }")
+    with hand.expect_response(is_move):
+        click_move(hand, view, code)
+    wait_shows(frame, check.view())
+    hand.wait_for_function("() => window.glideOrder.includes('animate')")
+    settle(frame)
+    order = hand.evaluate("() => { window.recording = false; return window.glideOrder; }")
+    first = order.index("animate")
+    assert "read" not in order[first:], order
+    face_up = hand.eval_on_selector_all("#table [data-code]", "cs => cs.length")
+    assert order[:first].count("read") >= face_up, order  # each face-up card's new place
 
 
 def test_reduced_motion_animates_nothing(
