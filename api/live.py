@@ -25,7 +25,7 @@ import asyncio
 import contextlib
 import json
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -238,7 +238,7 @@ async def event_stream(
     keepalive: float = KEEPALIVE_SECONDS,
     max_seconds: float = MAX_STREAM_SECONDS,
     still_allowed: Callable[[], bool] | None = None,
-) -> AsyncIterator[ServerSentEventMessage]:
+) -> AsyncGenerator[ServerSentEventMessage, None]:
     """The SSE messages of one check from sequence ``after`` on; ``read_events(after)`` reads
     the stored events (a blocking call; it runs in a worker thread). When one of the check's
     tokens is re-issued, ``still_allowed()`` (blocking too) says whether this stream's token
@@ -296,7 +296,7 @@ async def summary_stream(
     *,
     keepalive: float = KEEPALIVE_SECONDS,
     max_seconds: float = MAX_STREAM_SECONDS,
-) -> AsyncIterator[ServerSentEventMessage]:
+) -> AsyncGenerator[ServerSentEventMessage, None]:
     """The summaries of one GM's checks as they change. With ``since`` (a resumed stream) it
     first sends every check changed at or after that time (``read_since``, blocking, in a
     worker thread; event name ``changed``); it subscribes before reading (and says so first,

@@ -11,7 +11,7 @@ import re
 import threading
 import weakref
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Annotated, Any, ClassVar, Literal, cast
@@ -19,6 +19,7 @@ from typing import Annotated, Any, ClassVar, Literal, cast
 import msgspec
 import sqlalchemy as sa
 from litestar import Controller, HttpMethod, Request, Response, get, post, route
+from litestar.background_tasks import BackgroundTask
 from litestar.channels import ChannelsPlugin
 from litestar.datastructures import ResponseHeader
 from litestar.exceptions import ValidationException
@@ -170,15 +171,33 @@ class StreamSlots:
             return self._checks[check_id]
 
 
-async def _holding(
-    stream: AsyncIterator[ServerSentEventMessage], release: Callable[[], None]
-) -> AsyncIterator[ServerSentEventMessage]:
-    """``stream``, giving its slot back when it ends or the client goes away."""
+async def _close_stream(
+    stream: AsyncGenerator[ServerSentEventMessage, None], release: Callable[[], None]
+) -> None:
+    """Close ``stream`` (its channel subscription) and give its slot back."""
     try:
-        async for message in stream:
-            yield message
+        await stream.aclose()
     finally:
         release()
+
+
+def _live_response(
+    stream: AsyncGenerator[ServerSentEventMessage, None],
+    release: Callable[[], None] = lambda: None,
+) -> ServerSentEvent:
+    """``stream`` as server-sent events, closed as soon as the response is over.
+
+    Litestar cancels a stream whose client went away but never closes its generator: one
+    suspended at a ``yield`` would wait for the garbage collector, holding its subscription
+    and its slot for seconds (CI saw a slot never given back). The response's background
+    task runs once it is over, however it ended, and closes it now; a response never sent
+    gives the slot back when the generator is collected."""
+    weakref.finalize(stream, release)
+    return ServerSentEvent(
+        stream,
+        background=BackgroundTask(_close_stream, stream, release),
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
 
 
 @dataclass(frozen=True)
@@ -661,11 +680,10 @@ class ChecksController(Controller):
         def read(when: Any) -> list[dict[str, Any]]:
             return rt.store.changed_since(gm, when)
 
-        return ServerSentEvent(
+        return _live_response(
             summary_stream(
                 rt.channels, gm, read, since, max_seconds=float(rt.settings.stream_seconds)
-            ),
-            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+            )
         )
 
     @route("/", http_method=[HttpMethod.OPTIONS], include_in_schema=False, sync_to_thread=False)
@@ -919,21 +937,15 @@ class ChecksController(Controller):
             return True
 
         release = rt.streams.claim(check_id, client)
-        stream = _holding(
-            event_stream(
-                rt.channels,
-                read,
-                check_id,
-                start,
-                still_allowed=still_allowed,
-                max_seconds=float(rt.settings.stream_seconds),
-            ),
-            release,
+        stream = event_stream(
+            rt.channels,
+            read,
+            check_id,
+            start,
+            still_allowed=still_allowed,
+            max_seconds=float(rt.settings.stream_seconds),
         )
-        weakref.finalize(stream, release)  # a stream never started still gives its slot back
-        return ServerSentEvent(
-            stream, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-        )
+        return _live_response(stream, release)
 
     @get(
         "/{check_id:str}/webhook",
