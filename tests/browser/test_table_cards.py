@@ -593,3 +593,44 @@ def test_a_run_is_its_glyphs_outlines_placed_as_text_would_be(
             wx, wy = starts[contour][1], starts[contour][2]
         worst = max(worst, abs(x - wx), abs(y - wy))
     assert worst <= 0.011, f"{text!r}: a point lies {worst:.4f} units from where text puts it"
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_the_progress_bar_stays_above_the_cards_that_scroll_under_it(
+    browser: Any, server: str, new_check: NewCheck, name: str
+) -> None:
+    """On a phone the table scrolls under the sticky progress bar: the bar is drawn above every
+    card (Tri Peaks' overlapping cards once painted over it), so at each point of the bar the
+    topmost element is the bar's own."""
+    context = browser.new_context(viewport={"width": 360, "height": 560}, reduced_motion="reduce")
+    try:
+        page = context.new_page()
+        check = new_check(seed=4, params=GAMES[name].examples()[0], game=name)
+        page.goto(check.url(server))
+        expect_check_shown(page)
+        covered = page.evaluate(
+            """() => {
+                const hud = document.querySelector('.hud');
+                const cards = [...document.querySelectorAll('#table .card')];
+                const tableTop = Math.min(...cards.map((c) => c.getBoundingClientRect().top));
+                // scroll until the table's first row lies under the bar
+                window.scrollBy(0, tableTop - hud.getBoundingClientRect().top - 4);
+                const bar = hud.getBoundingClientRect();
+                const under = cards.filter((c) => {
+                    const r = c.getBoundingClientRect();
+                    return r.bottom > bar.top && r.top < bar.bottom;
+                });
+                const wrong = [];
+                for (let x = bar.left + 4; x < bar.right - 4; x += 8) {
+                    for (let y = bar.top + 3; y < bar.bottom - 3; y += 6) {
+                        const top = document.elementFromPoint(x, y);
+                        if (!hud.contains(top)) wrong.push([x, y, top && top.className]);
+                    }
+                }
+                return {under: under.length, wrong: wrong.slice(0, 5)};
+            }"""
+        )
+        assert covered["under"] > 0, "no card lies under the bar: the test scrolled wrong"
+        assert covered["wrong"] == [], covered
+    finally:
+        context.close()
