@@ -67,12 +67,26 @@ def _gm_digest(token: str, settings: Settings) -> str | None:
     return found
 
 
-def gm_key_digest(request: Request[Any, Any, Any], settings: Settings) -> str:
-    """The SHA-256 of the GM key in the request; 401 without a token, 403 for another token."""
-    digest = _gm_digest(_bearer(request), settings)
-    if digest is None:
-        raise ApiProblem(403, "forbidden", "this endpoint needs a GM key (SKILLCHECK_GM_KEYS)")
-    return digest
+def gm_key_digest(request: Request[Any, Any, Any], settings: Settings, store: SqlCheckStore) -> str:
+    """The SHA-256 of the GM key in the request: 401 without a token or with one that is
+    nobody's, 403 for a check's player or spectator token."""
+    token = _bearer(request)
+    digest = _gm_digest(token, settings)
+    if digest is not None:
+        return digest
+    if not store.token_known(sha256_hex(token)):
+        raise ApiProblem(
+            401,
+            "unauthorized",
+            "this token is not valid: it is no GM key and no check's player or spectator "
+            "token; this endpoint needs a GM key (SKILLCHECK_GM_KEYS)",
+        )
+    raise ApiProblem(
+        403,
+        "forbidden",
+        "this endpoint needs a GM key (SKILLCHECK_GM_KEYS), not a check's player or "
+        "spectator token",
+    )
 
 
 def check_role(

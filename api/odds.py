@@ -646,7 +646,7 @@ class OddsController(Controller):
             cached = await store.get(ask.key)
             table = json.loads(cached) if cached is not None else None
         if table is None:
-            return _running(request, ask, store)
+            return await _running(request, ask, store)
         runtime = request.app.state.runtime
         answer = await anyio.to_thread.run_sync(
             complete_answer, ask, table, cache, runtime.store.config.get_engine()
@@ -708,7 +708,7 @@ class OddsController(Controller):
             store = request.app.stores.get("odds")
             cached = await store.get(ask.key)
             if cached is None:
-                return _running(request, ask, store)
+                return await _running(request, ask, store)
             found = choices_of(json.loads(cached)["cells"], parameter)
             cache = "hit"
         answer = choose(chosen, target, found, "shipped" if cache == "shipped" else "computed")
@@ -717,9 +717,13 @@ class OddsController(Controller):
         )
 
 
-def _running(request: Request[Any, Any, Any], ask: OddsRequest, store: Store) -> Response[Any]:
+async def _running(
+    request: Request[Any, Any, Any], ask: OddsRequest, store: Store
+) -> Response[Any]:
     """Start (or join) the background job of ``ask`` for a GM: 202 with its progress."""
-    gm_key_digest(request, request.app.state.runtime.settings)  # 401 without, 403 for others
+    runtime = request.app.state.runtime
+    # 401 without a token or with one that is nobody's, 403 with a check's (a database read)
+    await anyio.to_thread.run_sync(gm_key_digest, request, runtime.settings, runtime.store)
     runner: OddsRunner = request.app.state.odds_runner
     try:
         job = runner.submit(ask, store)

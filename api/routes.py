@@ -644,7 +644,7 @@ class ChecksController(Controller):
         first, as summaries. A player or spectator token gets 403, no token 401; a cursor this
         server did not write gets 422 ``invalid-cursor`` (well-formed text, a refused value)."""
         rt = _runtime(request)
-        gm = gm_key_digest(request, rt.settings)
+        gm = gm_key_digest(request, rt.settings, rt.store)
         try:
             found, following = rt.store.list_checks(
                 gm, status=status, label=label, limit=limit, cursor=cursor
@@ -674,7 +674,7 @@ class ChecksController(Controller):
         undone, ended or cancelled. With ``Last-Event-ID`` (the id of the last message seen)
         it first sends every check changed since then. Read it with ``fetch`` (docs/api.md)."""
         rt = _runtime(request)
-        gm = gm_key_digest(request, rt.settings)
+        gm = gm_key_digest(request, rt.settings, rt.store)
         since = _change_id(request)
 
         def read(when: Any) -> list[dict[str, Any]]:
@@ -711,7 +711,7 @@ class ChecksController(Controller):
         parameter schema (a string where a number belongs is refused, never converted), then
         by the game's own rules (422 ``invalid-parameter`` with ``field``)."""
         rt = _runtime(request)
-        gm = gm_key_digest(request, rt.settings)
+        gm = gm_key_digest(request, rt.settings, rt.store)
         webhook = _webhook_of(data, rt.settings)  # checked before anything is created
         cls = game_class(data.game)
         check_params(cls, data.params)

@@ -84,7 +84,8 @@ def test_computing_needs_a_gm_key(client: TestClient[Any]) -> None:
     assert anonymous.headers["content-type"].startswith("application/problem+json")
     assert anonymous.headers["www-authenticate"].startswith("Bearer")
     stranger = client.get("/v1/odds", params=SMALL, headers=bearer("not-a-gm-key"))
-    assert stranger.status_code == 403
+    assert stranger.status_code == 401, stranger.text  # a token that is nobody's
+    assert "no GM key" in stranger.json()["detail"]
     # pinning the deals of a shipped cell asks for a computation too
     pinned = client.get("/v1/odds", params={**SHIPPED, "deals": 3})
     assert pinned.status_code == 401
@@ -135,7 +136,6 @@ def test_a_full_queue_answers_429_with_retry_after(client: TestClient[Any]) -> N
     assert runner.started == 1
 
 
-
 def test_a_full_queue_of_jobs_keeps_every_other_request_answering(
     client: TestClient[Any],
 ) -> None:
@@ -156,14 +156,13 @@ def test_a_full_queue_of_jobs_keeps_every_other_request_answering(
     )
     assert shipped.status_code == 200 and created.status_code == 201, created.text
     body = created.json()
-    view = client.get(
-        f"/v1/checks/{body['check_id']}", headers=bearer(body["player_token"])
-    )
+    view = client.get(f"/v1/checks/{body['check_id']}", headers=bearer(body["player_token"]))
     assert view.status_code == 200, view.text
     # answered while every job still runs (with the jobs on the handlers' threads they come
     # only after one of the jobs has ended)
     assert len(runner.jobs) == runner.max_jobs
     assert all(job.done < job.total for job in runner.jobs.values())
+
 
 # ---- observed here -------------------------------------------------------------------------------
 

@@ -65,7 +65,8 @@ export function failureText(error, { apiUrl, pageOrigin, pageProtocol }, t) {
     return t("Notify.Unreachable", { url: apiUrl, origin: pageOrigin });
   }
   if (error instanceof ApiError) {
-    // 401: a token that is nobody's; 403: a token that is not a GM key (docs/api.md).
+    // 401: a token that is nobody's (a mistyped GM key); 403: a check's token, not a GM key
+    // (docs/api.md).
     if (error.status === 401 || error.status === 403) return t("Notify.Unauthorized");
     return t("Notify.Server", { detail: error.problem.detail ?? error.problem.title ?? error.status });
   }
