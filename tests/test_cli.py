@@ -362,6 +362,28 @@ def test_bad_parameters_exit_2(args: list[str], message: str) -> None:
     assert message in result.stderr
 
 
+@pytest.mark.parametrize("command", ["play", "deal", "autoplay", "solve", "odds"])
+@pytest.mark.parametrize(
+    ("cards", "message"),
+    [
+        ("ZZZ", '--suited-cards: unknown card "ZZZ": give a card name'),
+        ("Author Forst", '--suited-cards: unknown card "Forst"'),
+        ("", "--suited-cards is empty: give cards (The Decktet) by name or code"),
+        ("  ", "--suited-cards is empty"),
+        ("5ML,,7ML", '--suited-cards "5ML,,7ML" has an empty item between commas'),
+        ("5ML,", '--suited-cards "5ML," has an empty item between commas'),
+    ],
+)
+def test_bad_cards_name_the_option_and_exit_2(command: str, cards: str, message: str) -> None:
+    """Every command that takes a game's cards says which option holds the bad card, with no
+    traceback; an empty item is refused, not dropped (the GM typed a card there)."""
+    args = [command, "three-towers", "--suit", "moons", "--suited-cards", cards, "--quota", "2"]
+    result = run(args, input="")
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr
+    assert isinstance(result.exception, SystemExit)  # a message, not an uncaught error
+
+
 def test_gm_cards_build_the_deck() -> None:
     args = ["--suit", "moons", "--cards", "Author,Forest", "--quota", "2", "--level", "5"]
     result = run(["deal", "three-towers", *args, "--seed", "9", "--json"])

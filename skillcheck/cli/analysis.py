@@ -93,7 +93,8 @@ def _solve_command(cls: type[Game[Any]]) -> click.Command:
         deal_text: str | None, seed: int | None, max_states: int, max_seconds: float | None,
         shorten: bool, as_json: bool, **kwargs: Any,
     ) -> None:  # fmt: skip
-        flat = read_options(options, kwargs)
+        with library_errors():
+            flat = read_options(options, kwargs)
         frontend = frontend_for(cls)
         with library_errors():
             if deal_text is not None:
@@ -221,8 +222,8 @@ def _autoplay_command(cls: type[Game[Any]]) -> click.Command:
     def run(
         seed: int | None, bot: str | None, record: Path | None, as_json: bool, **kwargs: Any
     ) -> None:
-        flat = read_options(options, kwargs)
         with library_errors():
+            flat = read_options(options, kwargs)
             game = build_game(cls, flat)
             name = bot if bot is not None else next(iter(game.bots()))
             player = make_bot(game, name)

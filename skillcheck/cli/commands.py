@@ -98,8 +98,8 @@ def _play_command(cls: type[Game[Any]]) -> click.Command:
     options = game_options(cls, option_names(own))
 
     def run(seed: int | None, record: Path | None, end_when_lost: bool, **kwargs: Any) -> None:
-        flat = read_options(options, kwargs)
         with library_errors():
+            flat = read_options(options, kwargs)
             game = build_game(cls, flat)
             frontend = frontend_for(cls)
             seed = draw_seed() if seed is None else validate_seed(seed)
@@ -156,8 +156,8 @@ def _deal_command(cls: type[Game[Any]]) -> click.Command:
     options = game_options(cls, option_names(own))
 
     def run(seed: int | None, as_json: bool, **kwargs: Any) -> None:
-        flat = read_options(options, kwargs)
         with library_errors():
+            flat = read_options(options, kwargs)
             game = build_game(cls, flat)
             drawn = seed is None
             seed = draw_seed() if seed is None else validate_seed(seed)

@@ -156,24 +156,36 @@ def click_options(options: Sequence[GameOption], *, ranges: bool = False) -> lis
     return params
 
 
-def read_cards(spec: ParameterSpec, value: Any) -> list[str]:
+def read_cards(spec: ParameterSpec, value: Any, flag: str | None = None) -> list[str]:
     """Card codes from what was typed: names or codes separated by commas (or by spaces when
-    there is no comma and the whole is not one card's name)."""
+    there is no comma and the whole is not one card's name). An empty value, an empty item
+    between commas and an unknown card are :class:`ParseError` naming the option."""
     deck: Deck = DECKS[spec.deck or ""]
+    where = flag or "--" + spec.name.replace("_", "-")
     if not isinstance(value, str):
-        return [item_code(deck.parse(v)) for v in value]
+        return [_read_card(deck, str(v), where) for v in value]
+    allowed = f"give cards ({deck.title}) by name or code, separated by commas"
+    if not value.strip():
+        raise ParseError(f"{where} is empty: {allowed}")
     parts = [p.strip() for p in value.split(",")] if "," in value else [value.strip()]
+    if not all(parts):
+        raise ParseError(f"{where} {quoted(value)} has an empty item between commas: {allowed}")
     codes: list[str] = []
     for part in parts:
-        if not part:
-            continue
         try:
             codes.append(item_code(deck.parse(part)))
-        except SkillcheckError:
+        except SkillcheckError as exc:
             if " " not in part:
-                raise
-            codes += [item_code(deck.parse(word)) for word in part.split()]
+                raise ParseError(f"{where}: {exc.message}") from None
+            codes += [_read_card(deck, word, where) for word in part.split()]
     return codes
+
+
+def _read_card(deck: Deck, text: str, where: str) -> str:
+    try:
+        return item_code(deck.parse(text))
+    except SkillcheckError as exc:
+        raise ParseError(f"{where}: {exc.message}") from None
 
 
 def read_options(options: Sequence[GameOption], kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -183,7 +195,8 @@ def read_options(options: Sequence[GameOption], kwargs: dict[str, Any]) -> dict[
         value = kwargs.pop(opt.dest, None)
         if value is None:
             continue
-        flat[opt.spec.name] = read_cards(opt.spec, value) if opt.spec.kind == "cards" else value
+        cards = opt.spec.kind == "cards"
+        flat[opt.spec.name] = read_cards(opt.spec, value, opt.flag) if cards else value
     return flat
 
 
@@ -224,7 +237,7 @@ def read_values(
             if not values:
                 raise ParseError(f"{spec.name} {quoted(value)} is empty: give one or more names")
         elif spec.kind == "cards":
-            values = [read_cards(spec, value)]
+            values = [read_cards(spec, value, opt.flag)]
         else:
             values = [value]
         values = list(dict.fromkeys(values)) if spec.kind != "cards" else values
