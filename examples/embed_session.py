@@ -26,6 +26,7 @@ from skillcheck.sessions import (
     CheckView,
     SessionService,
     VersionConflictError,
+    seed_provenance,
     verify_commitment,
 )
 
@@ -126,9 +127,14 @@ class Engine:
         # After the end the record is revealed: seed, deal, every action, salt, commitment.
         revealed = self.checks.record(check)
         published = json.loads(revealed.to_json())  # what a player would download
-        verify_commitment(published["record"], published["salt"], created.commitment)
+        # The whole revealed record: it carries the salt and whether the GM chose the seed,
+        # both bound into the commitment (its inner game record alone lacks the second).
+        verify_commitment(published, commitment=created.commitment)
         revealed.verify()  # the commitment again, then a replay through the rules
-        print(f"  seed {revealed.record.seed}: record verified against the commitment")
+        print(
+            f"  seed {revealed.record.seed} ({seed_provenance(revealed.seed_chosen)}): "
+            "record verified against the commitment"
+        )
 
     def interrupted_check(self, character: str) -> None:
         """Two clicks on the same stale view, then the GM calls the check off."""
@@ -159,9 +165,14 @@ def main() -> None:
     elif args.moves:
         player = list_player([m.strip() for m in args.moves.split(",") if m.strip()])
     engine = Engine()
-    engine.quota_check("Mira the scout", "leaves", skill=6, quota=3, player=player, seed=args.seed)
-    if not (args.stdin or args.moves):
-        engine.interrupted_check("Aldric the bard")
+    try:
+        engine.quota_check(
+            "Mira the scout", "leaves", skill=6, quota=3, player=player, seed=args.seed
+        )
+        if not (args.stdin or args.moves):
+            engine.interrupted_check("Aldric the bard")
+    except SkillcheckError as exc:  # a bad seed, say: the library's message says what is allowed
+        sys.exit(f"{parser.prog}: {exc}")
 
 
 if __name__ == "__main__":

@@ -501,6 +501,22 @@ def verify_commitment(
         game_record.game, game_record.params, game_record.seed, salt, seed_chosen=seed_chosen
     )
     if not hmac.compare_digest(actual, commitment.lower()):
+        other = compute_commitment(
+            game_record.game,
+            game_record.params,
+            game_record.seed,
+            salt,
+            seed_chosen=not seed_chosen,
+        )
+        if hmac.compare_digest(other, commitment.lower()):
+            # The deal is the one committed to, but its seed's provenance was given wrong: the
+            # usual slip is checking the inner game record without the revealed record's flag.
+            words = {True: "the GM chose the seed", False: "the seed was drawn at random"}
+            raise CommitmentError(
+                f"the commitment says {words[not seed_chosen]}, but seed_chosen={seed_chosen} "
+                f"says {words[seed_chosen]}: verify the revealed record itself (it carries "
+                f"seed_chosen), or pass seed_chosen={not seed_chosen}"
+            )
         raise CommitmentError(
             f"the revealed game, parameters, seed and salt hash to {actual}, not to the published "
             f"commitment {commitment}: the deal is not the one committed to"

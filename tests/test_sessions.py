@@ -469,6 +469,31 @@ def test_a_tampered_reveal_fails_the_commitment() -> None:
     verify_commitment(record.to_dict(), revealed.salt, created.commitment.upper(), seed_chosen=True)
 
 
+def test_a_wrong_provenance_is_told_apart_from_a_wrong_deal() -> None:
+    """Verifying a chosen seed's inner game record without ``seed_chosen`` (the example's old
+    slip) says that the provenance, not the deal, disagrees, and how to verify; the revealed
+    record itself, as data, verifies with no flag, and a random seed said chosen is caught too."""
+    service = make_service()
+    for seed, chosen in ((77, True), (None, False)):
+        created = service.create(QUOTA, seed=seed)
+        service.concede(created.check_id)
+        revealed = service.record(created.check_id)
+        assert revealed.seed_chosen is chosen
+        published = json.loads(revealed.to_json())
+        verify_commitment(published, commitment=created.commitment)
+        with pytest.raises(CommitmentError) as caught:
+            verify_commitment(
+                published["record"], published["salt"], created.commitment, seed_chosen=not chosen
+            )
+        said = "the GM chose the seed" if chosen else "the seed was drawn at random"
+        assert f"the commitment says {said}" in caught.value.message
+        assert f"pass seed_chosen={chosen}" in caught.value.message
+        assert "verify the revealed record itself" in caught.value.message
+        other_seed = {**published["record"], "seed": 5, "deal": None}
+        with pytest.raises(CommitmentError, match="not the one committed to"):
+            verify_commitment(other_seed, published["salt"], created.commitment, seed_chosen=chosen)
+
+
 def test_two_checks_on_the_same_seed_have_different_commitments() -> None:
     service = make_service()
     a = service.create(QUOTA, seed=3)
@@ -761,6 +786,34 @@ def test_the_embedding_example_runs() -> None:
     out = result.stdout
     assert "commitment" in out and "degree" in out
     assert "record verified against the commitment" in out
+
+
+@pytest.mark.parametrize("args", [["--seed", "12"], ["--stdin", "--seed", "1"]])
+def test_the_embedding_example_verifies_a_chosen_seed(args: list[str]) -> None:
+    """A GM's seed is bound into the commitment as chosen: the example verifies the whole
+    revealed record, which says so (it once verified the inner record and failed)."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "embed_session.py"), *args],
+        input="d1\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "chosen by the GM" in result.stdout
+    assert "record verified against the commitment" in result.stdout
+
+
+def test_the_embedding_example_refuses_a_bad_seed_in_words() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "embed_session.py"), "--seed", "-5"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode != 0
+    assert "seed -5 is not allowed" in result.stderr and "from 0 to" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 # ---- a stateful model test -------------------------------------------------------------------
