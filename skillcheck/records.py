@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import attrs
 from attrs import field, frozen
 
 from skillcheck.errors import ParseError, RecordError, SkillcheckError, quoted
@@ -40,6 +41,13 @@ def read_json_object(text: str, what: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ParseError(f"{what} is a JSON object, not {type(data).__name__}")
     return data
+
+
+def _members_text(cls: type) -> str:
+    fields = attrs.fields(cls)
+    needed = [f.name for f in fields if f.default is attrs.NOTHING]
+    optional = [f.name for f in fields if f.default is not attrs.NOTHING]
+    return f"{', '.join(needed)}, and optionally {', '.join(optional)}"
 
 
 @frozen
@@ -98,7 +106,7 @@ class GameRecord:
 
     @classmethod
     def from_dict(cls, data: Any) -> GameRecord:
-        from skillcheck.serialization import converter, first_domain_error
+        from skillcheck.serialization import converter, first_domain_error, structure_problems
 
         if not isinstance(data, dict):
             raise ParseError("a game record is a JSON object")
@@ -113,8 +121,12 @@ class GameRecord:
             return converter.structure(data, cls)
         except Exception as exc:  # cattrs reports structure errors as exception groups
             domain = first_domain_error(exc)
-            detail = exc if domain is None else domain
-            raise ParseError(f"cannot read the game record: {detail}") from None
+            if domain is not None:
+                raise ParseError(f"cannot read the game record: {domain}") from None
+            problems = structure_problems(exc, "the record")
+            raise ParseError(
+                f"cannot read the game record: {problems} (a record has {_members_text(cls)})"
+            ) from None
 
     @classmethod
     def from_json(cls, text: str) -> GameRecord:

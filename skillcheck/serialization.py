@@ -19,7 +19,13 @@ from skillcheck.outcome import Tiers, UndoPolicy
 from skillcheck.registry import game_class
 from skillcheck.schema import parameter_name_at
 
-__all__ = ["converter", "first_domain_error", "game_from_params", "game_params"]
+__all__ = [
+    "converter",
+    "first_domain_error",
+    "game_from_params",
+    "game_params",
+    "structure_problems",
+]
 
 converter = cattrs.Converter(forbid_extra_keys=True)
 
@@ -34,6 +40,22 @@ def _card_parser(deck: Deck) -> Callable[[Any, Any], Any]:
 
     return structure
 
+
+def _strict(kind: type, words: str) -> Callable[[Any, Any], Any]:
+    """Structure only values already of ``kind``: cattrs would turn "7" into 7 and true into
+    1 (``int(value)``), and an edge must not coerce silently."""
+
+    def structure(value: Any, _type: Any) -> Any:
+        if type(value) is kind or (kind is float and type(value) is int):
+            return value
+        raise ValueError(f"{quoted(value)} is not {words}")
+
+    return structure
+
+
+for _kind, _words in ((int, "a whole number"), (str, "text"), (bool, "true or false")):
+    converter.register_structure_hook(_kind, _strict(_kind, _words))
+converter.register_structure_hook(float, _strict(float, "a number"))
 
 for _deck in DECKS.values():  # every deck's cards travel as their codes
     converter.register_unstructure_hook(_deck.card_type, _card_code)
@@ -72,14 +94,35 @@ def game_from_params(name: str, params: dict[str, Any]) -> Any:
         if extra is not None:
             raise _extra_key_error(cls, params, *extra) from None
         allowed = ", ".join(p.name for p in cls.parameters() if p.name in _field_names(cls))
-        detail = (
-            "; ".join(cattrs.transform_error(exc))
-            if isinstance(exc, cattrs.BaseValidationError)
-            else str(exc)
-        )
+        detail = structure_problems(exc)
         raise ParameterError(
             "params", f"invalid parameters for {name}: {detail} (parameters: {allowed})"
         ) from None
+
+
+_TYPE_WORDS = {"int": "a whole number", "str": "text", "None": "null", "bool": "true or false"}
+
+
+def structure_problems(exc: BaseException, whole: str = "the object") -> str:
+    """What cattrs found wrong, in words: ``params is missing; seed must be a whole number or
+    null``."""
+    if not isinstance(exc, cattrs.BaseValidationError):
+        return str(exc)
+    said = []
+    for line in cattrs.transform_error(exc):
+        text, _, where = line.rpartition(" @ ")
+        name = where.removeprefix("$").removeprefix(".") or whole
+        if text == "required field missing":
+            said.append(f"{name} is missing")
+        elif text.startswith("extra fields found"):
+            extra = text.removeprefix("extra fields found").strip(" ()")
+            said.append(f"{name} has members it does not take: {extra}")
+        elif text.startswith("invalid value for type, expected "):
+            expected = text.removeprefix("invalid value for type, expected ").split(" | ")
+            said.append(f"{name} must be {' or '.join(_TYPE_WORDS.get(t, t) for t in expected)}")
+        else:
+            said.append(f"{name}: {text}")
+    return "; ".join(said)
 
 
 def _field_names(cls: type) -> set[str]:

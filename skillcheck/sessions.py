@@ -602,21 +602,39 @@ class RevealedRecord:
             raise ParseError(
                 f"a revealed record's hints_used is a whole number from 0, not {quoted(hints_used)}"
             )
-        try:
-            revealed = cls(
-                seed_chosen=seed_chosen,
-                hints_used=hints_used,
-                check_id=str(data["check_id"]),
-                status=CheckStatus(data["status"]),
-                commitment=str(data["commitment"]),
-                salt=str(data["salt"]),
-                record=GameRecord.from_dict(data["record"]),
-                cancel_reason=data.get("cancel_reason"),
+        needed = ("check_id", "status", "commitment", "salt", "record")
+        missing = [name for name in needed if name not in data]
+        if missing:
+            raise ParseError(
+                f"cannot read the revealed record: {', '.join(missing[:-1])}"
+                f"{' and ' if len(missing) > 1 else ''}{missing[-1]} "
+                f"{'is' if len(missing) == 1 else 'are'} missing (a revealed record has "
+                f"{', '.join(needed)}, and optionally cancel_reason, seed_chosen, hints_used)"
             )
-        except ParseError:
-            raise
-        except (KeyError, ValueError, TypeError) as exc:
-            raise ParseError(f"cannot read the revealed record: {exc!r}") from None
+        for name in ("check_id", "commitment", "salt"):
+            if not isinstance(data[name], str):
+                raise ParseError(f"a revealed record's {name} is text, not {quoted(data[name])}")
+        statuses = [s.value for s in CheckStatus]
+        if data["status"] not in statuses:
+            raise ParseError(
+                f"a revealed record's status is one of {', '.join(statuses)}, not "
+                f"{quoted(data['status'])}"
+            )
+        cancel_reason = data.get("cancel_reason")
+        if cancel_reason is not None and not isinstance(cancel_reason, str):
+            raise ParseError(
+                f"a revealed record's cancel_reason is text or null, not {quoted(cancel_reason)}"
+            )
+        revealed = cls(
+            seed_chosen=seed_chosen,
+            hints_used=hints_used,
+            check_id=data["check_id"],
+            status=CheckStatus(data["status"]),
+            commitment=data["commitment"],
+            salt=data["salt"],
+            record=GameRecord.from_dict(data["record"]),
+            cancel_reason=cancel_reason,
+        )
         tier = revealed.tier
         if "tier" in data and data["tier"] != (None if tier is None else tier.value):
             raise ParseError(

@@ -60,6 +60,7 @@ from skillcheck import (
     ParseError,
     RecordError,
     RuleError,
+    SkillcheckError,
     State,
     Status,
     UndoError,
@@ -132,6 +133,45 @@ def test_registry_parameters_and_examples(name: str) -> None:
     assert game_from_params(name, game_params(default)) == default
     assert repr(default).startswith(cls.__name__ + "(")
     assert "random" in default.bots()
+
+
+def _with(params: Any, where: tuple[str, ...], value: Any) -> Any:
+    changed = json.loads(json.dumps(params))
+    inner = changed
+    for key in where[:-1]:
+        inner = inner[key]
+    inner[where[-1]] = value
+    return changed
+
+
+def _given(params: Any, where: tuple[str, ...]) -> Any:
+    for key in where:
+        if not isinstance(params, dict) or key not in params:
+            return None
+        params = params[key]
+    return params
+
+
+@pytest.mark.parametrize(("name", "params"), CASES)
+def test_parameters_of_the_wrong_type_are_refused_not_coerced(
+    name: str, params: dict[str, Any]
+) -> None:
+    """Strict types at the edge: a whole number given as text ("5"), as true or as 5.0, and
+    a switch given as 1, are refused with the parameter's name (cattrs alone would build the
+    game with int("5") and int(True))."""
+    cls = game_class(name)
+    for spec in cls.parameters():
+        given = _given(params, spec.where)
+        if spec.kind == "int" and type(given) is int:
+            wrong: list[Any] = [str(given), True, float(given)]
+        elif spec.kind == "bool" and type(given) is bool:
+            wrong = [int(given), "true"]
+        else:
+            continue
+        for value in wrong:
+            with pytest.raises(SkillcheckError) as caught:
+                game_from_params(name, _with(params, spec.where, value))
+            assert spec.where[-1] in caught.value.message, (spec.name, value, caught.value)
 
 
 @pytest.mark.parametrize(("name", "params"), CASES)

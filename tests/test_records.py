@@ -20,6 +20,7 @@ from skillcheck import (
     TowerMove,
 )
 from skillcheck.records import RECORD_FORMAT, GameRecord, verify
+from skillcheck.sessions import RevealedRecord, SessionService
 
 Solver = Callable[[ThreeTowersState], list[TowerMove] | None]  # the ``solve`` fixture
 
@@ -311,3 +312,49 @@ def test_moves_given_as_one_string_are_refused() -> None:
     data["moves"] = "d1"
     with pytest.raises(ParseError, match="list of move codes"):
         GameRecord.from_dict(data)
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        ({"game": "three-towers"}, "params is missing; moves is missing"),
+        ({"game": "three-towers", "params": {}, "moves": [], "seed": "7"},
+         "seed must be a whole number or null"),
+        ({"game": "three-towers", "params": {}, "moves": [], "bogus": 1},
+         "the record has members it does not take: bogus"),
+    ],
+)  # fmt: skip
+def test_a_malformed_record_names_its_members_in_words(data: dict[str, object], said: str) -> None:
+    """Not cattrs' "While structuring GameRecord (2 sub-exceptions)": each wrong member by
+    name, and what a record has."""
+    with pytest.raises(ParseError) as caught:
+        GameRecord.from_dict({"format": RECORD_FORMAT, **data})
+    message = caught.value.message
+    assert said in message, message
+    assert "a record has game, params, moves, and optionally" in message
+    assert "structuring" not in message and "sub-exception" not in message
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"check_id": None, "salt": None}, "check_id and salt are missing"),
+        ({"commitment": 5}, "a revealed record's commitment is text, not 5"),
+        ({"status": "meh"}, 'status is one of in_progress, won, lost, cancelled, not "meh"'),
+        ({"cancel_reason": 3}, "cancel_reason is text or null, not 3"),
+    ],
+)
+def test_a_malformed_revealed_record_names_what_is_wrong(
+    change: dict[str, object], said: str
+) -> None:
+    """Strict types, no silent str(): a number where text belongs is refused by name."""
+    service = SessionService()
+    created = service.create(ThreeTowers.quota_check("moons", skill=4, quota=2), seed=3)
+    service.concede(created.check_id)
+    data = service.record(created.check_id).to_dict()
+    data.update({k: v for k, v in change.items() if v is not None})
+    for name in [k for k, v in change.items() if v is None]:
+        del data[name]
+    with pytest.raises(ParseError) as caught:
+        RevealedRecord.from_dict(data)
+    assert said in caught.value.message, caught.value.message
