@@ -29,7 +29,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "api"))
 
-from live_server import api_server  # noqa: E402 (tests/api is not a package)
+from live_server import api_server, free_port  # noqa: E402 (tests/api is not a package)
 
 EXAMPLES = ROOT / "examples"
 GM_KEY = "gm-examples-key"
@@ -155,6 +155,25 @@ def test_client_script_streams_and_verifies(server: str) -> None:
     # The stream saw exactly what the server stored: the retried moves did not act twice.
     assert stored_events(server, result["check_id"], result["spectator_token"]) == stream
     assert "stale version refused: 412 version-conflict" in done.stdout
+
+
+@pytest.mark.parametrize("wrong", ["key", "url"])
+def test_client_script_says_what_went_wrong_without_a_traceback(server: str, wrong: str) -> None:
+    """A mistyped GM key (401, with where to find the key) or a server that is not there (with
+    the URL tried) is one line and exit 2, not a traceback."""
+    url = server if wrong == "key" else f"http://127.0.0.1:{free_port()}"
+    key = "not-the-gm-key" if wrong == "key" else GM_KEY
+    done = run(
+        [sys.executable, str(EXAMPLES / "http" / "client.py")],
+        {"SKILLCHECK_URL": url, "SKILLCHECK_GM_KEY": key, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    if wrong == "key":
+        assert "the server refused: 401 unauthorized" in done.stderr
+        assert "is --gm-key one of the server's GM keys?" in done.stderr
+    else:
+        assert f"cannot reach {url}" in done.stderr and "skillcheck serve" in done.stderr
 
 
 class LoseFirstAnswer(httpx.BaseTransport):

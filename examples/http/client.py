@@ -390,8 +390,26 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.gm_key:
         parser.error("give --gm-key or set SKILLCHECK_GM_KEY (one of the server's GM keys)")
+    try:
+        return _play_one_check(args.url, args.gm_key, args.moves)
+    except httpx.TransportError as exc:
+        why = str(exc) or type(exc).__name__
+        print(
+            f"{parser.prog}: cannot reach {args.url} ({why}): is the server running there "
+            "(skillcheck serve), and is --url right?",
+            file=sys.stderr,
+        )
+    except ApiError as exc:
+        hint = ""
+        if exc.status == 401:
+            hint = " (is --gm-key one of the server's GM keys? `skillcheck serve` says where)"
+        print(f"{parser.prog}: the server refused: {exc}{hint}", file=sys.stderr)
+    return 2
 
-    with SkillcheckClient(args.url, args.gm_key) as gm:
+
+def _play_one_check(url: str, gm_key: str, moves: int) -> int:
+    """Create a check, play ``moves`` moves and concede, follow it live, verify the record."""
+    with SkillcheckClient(url, gm_key) as gm:
         names = [p["name"] for p in gm.games()[0]["parameters"]]
         print(f"three-towers parameters: {', '.join(names)}")
         created = gm.create(
@@ -400,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
             metadata={"pc": "Mira"},
         )
         print(f"created {created.check_id}, commitment {created.commitment}")
-        print(f"player's page: {created.play_url(args.url)}")
+        print(f"player's page: {created.play_url(url)}")
 
         # A spectator follows the stream in the background, as a VTT or a chat bot would.
         seen: list[Event] = []
@@ -417,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
         player = gm.with_token(created.player_token)
         view = player.view(created.check_id)
         first_version = view["version"]
-        for _ in range(args.moves):
+        for _ in range(moves):
             if view["status"] != "in_progress" or not view["legal_moves"]:
                 break
             move = view["legal_moves"][0]  # a real client asks the player
