@@ -354,6 +354,8 @@ def test_unknown_game_lists_the_games() -> None:
         (["--move-limit", "0"], "move_limit must be from 1"),
         (["--suit", "moons", "--cards", "Author,Pact", "--level", "6", "--quota", "1"],
          "suited_cards must be 2 different cards of Moons"),
+        (["--suit", "moons", "--skill", "1", "--cards", "Author,Pact", "--quota", "1"],
+         "suited_cards must be 1 card of Moons"),
     ],
 )  # fmt: skip
 def test_bad_parameters_exit_2(args: list[str], message: str) -> None:

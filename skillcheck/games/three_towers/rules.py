@@ -152,6 +152,11 @@ def level_deck(level: int) -> tuple[Card, ...]:
     return tuple(c for c in NUMERALS if c.rank is not None and c.rank <= level)
 
 
+def _cards(count: int) -> str:
+    """``1 card``, ``3 different cards``."""
+    return "1 card" if count == 1 else f"{count} different cards"
+
+
 def quota_deck(level: int, suit: Suit, suited: Sequence[Card]) -> tuple[Card, ...]:
     """The numerals 2..level not bearing ``suit``, plus the ``suited`` ones, in canonical order."""
     chosen = set(suited)
@@ -251,7 +256,7 @@ class ThreeTowers(Game[TowerMove]):
                 names = ", ".join(c.short_name for c in allowed)
                 raise ParameterError(
                     "suited_cards",
-                    f"suited_cards must be {variant.skill} different cards of "
+                    f"suited_cards must be {_cards(variant.skill)} of "
                     f"{variant.suit.title} up to level {self.level} (from: {names}); got "
                     f"{', '.join(c.short_name for c in variant.suited_cards)}",
                 )
