@@ -119,9 +119,16 @@ function humanName(name) {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/** A refusal in the form's words: the nested parameters' paths the server names
+ *  ("variant.quota") become the labels the GM sees ("Quota"). */
 function problemText(error) {
   if (!(error instanceof ApiError)) return String(error?.message || error);
-  return error.detail || error.title;
+  let text = error.detail || error.title;
+  const nested = (state.details.get(state.game)?.parameters || []).filter((s) => s.path.length > 1);
+  for (const spec of nested.sort((a, b) => b.path.join(".").length - a.path.join(".").length)) {
+    text = text.replaceAll(spec.path.join("."), humanName(spec.name));
+  }
+  return text;
 }
 
 /** A check's page link for `token` (api/pages.py, play_link): the game rides in the query, a
@@ -351,6 +358,12 @@ function readParams() {
       } else value = Number.parseInt(text, 10);
       if (value === null && !spec.optional) {
         return { error: `${humanName(spec.name)} is needed.`, spec };
+      }
+      if (value !== null && spec.minimum !== null && spec.minimum !== undefined && value < spec.minimum) {
+        return { error: `${humanName(spec.name)} must be at least ${spec.minimum}.`, spec };
+      }
+      if (value !== null && spec.maximum !== null && spec.maximum !== undefined && value > spec.maximum) {
+        return { error: `${humanName(spec.name)} must be at most ${spec.maximum}.`, spec };
       }
     } else if (spec.kind === "cards") {
       const codes = control.value.replace(/,/g, " ").split(/\s+/).filter(Boolean);

@@ -708,3 +708,37 @@ def test_a_game_chosen_while_the_first_still_loads_keeps_the_form(
         assert errors == []
     finally:
         context.close()
+
+
+def test_a_refused_parameter_is_named_as_the_form_names_it(
+    browser: Any, gm_server: tuple[str, Path]
+) -> None:
+    """A number past its range is caught on the page ("Quota must be at most 8."); one the
+    server refuses because of another (quota above skill) comes back with the form's label,
+    not the parameter's path ("variant.quota"). Either way the field is marked and no check
+    is made."""
+    base, _ = gm_server
+    context, gm, errors = signed_in_laptop(browser, base)
+    try:
+        gm.select_option("#param-variant", "quota")
+        gm.select_option("#param-suit", "moons")
+        gm.fill("#param-level", "6")
+        gm.fill("#param-skill", "3")
+        gm.fill("#param-quota", "9")
+        before = gm.locator("#check-list li").count()
+        gm.click("#create-check")
+        expect(gm.locator("#create-problem")).to_have_text("Quota must be at most 8.")
+        expect(gm.locator("#param-quota")).to_have_attribute("aria-invalid", "true")
+        gm.fill("#param-quota", "5")
+        expect(gm.locator("#create-check")).to_be_enabled(timeout=60_000)
+        gm.click("#create-check")
+        problem = gm.locator("#create-problem")
+        expect(problem).to_contain_text("The check was not created: ")
+        expect(problem).to_contain_text("quota 5 is larger than skill 3")
+        assert "variant." not in problem.inner_text()
+        expect(gm.locator("#param-quota")).to_have_attribute("aria-invalid", "true")
+        expect(gm.locator("#created")).to_be_hidden()
+        assert gm.locator("#check-list li").count() == before
+        assert errors == []
+    finally:
+        context.close()
