@@ -196,6 +196,10 @@ export function runOutline(attributes, text, turn = null) {
 /** A face's drawing, gathered so that runs drawn alike (a rank in both corners; one suit's
  *  pips and index symbols) become one <path>: fewer elements for the browser to style and lay
  *  out. A run the outlines cannot draw becomes a <text> of its own. */
+/** Ranks that read as each other upside down: underlined wherever they are drawn, as printed
+ *  cards do, so that a turned corner index is not misread. */
+const TURNS_ALIKE = new Set(["6", "9"]);
+
 class Sketch {
   constructor() {
     this.layers = new Map(); // layer name -> { className, d, words }: its path, drawn so far
@@ -220,6 +224,20 @@ class Sketch {
     }
     found.d += d;
     found.words.push(words);
+  }
+
+  /** Draws the bar under a 6 or a 9 (x0 to x1, from y down `thick`) into the layer "bar",
+   *  turned half a turn about `turn` when given. */
+  bar(x0, x1, y, thick, turn = null) {
+    const at = (x, yy) => (turn ? [2 * turn[0] - x, 2 * turn[1] - yy] : [x, yy]);
+    const corners = [at(x0, y), at(x1, y), at(x1, y + thick), at(x0, y + thick)];
+    let found = this.layers.get("bar");
+    if (!found) {
+      found = { className: "rank rank-bar", d: "", words: [] };
+      this.layers.set("bar", found);
+      this.order.push("bar");
+    }
+    found.d += `M${corners.map(([x, yy]) => `${round(x)} ${round(yy)}`).join("L")}Z`;
   }
 
   /** The drawing's elements: one path per layer (its words in data-text), and the texts. */
@@ -651,6 +669,7 @@ export class CardTable {
       const rankSize = 25;
       const rankWide = rank ? textWidth(rank) * rankSize : 0;
       if (rank) sketch.add("rank", { class: "rank", x: 7, y: 25, "font-size": rankSize, "font-weight": "bold" }, rank, turn);
+      if (TURNS_ALIKE.has(rank)) sketch.bar(7, 7 + rankWide, 27, 2, turn);
       let x = 7 + rankWide + (rank ? 3 : 0);
       const size = suits.length > 2 ? 15 : 17;
       for (const letter of suits) {
@@ -662,6 +681,10 @@ export class CardTable {
     } else {
       const rankSize = rank.length > 1 ? 18 : 22;
       if (rank) sketch.add("rank", { class: "rank", x: 12, y: 23, "text-anchor": "middle", "font-size": rankSize, "font-weight": "bold", "letter-spacing": rank.length > 1 ? -2 : 0 }, rank, turn);
+      if (TURNS_ALIKE.has(rank)) {
+        const half = (textWidth(rank) * rankSize) / 2;
+        sketch.bar(12 - half, 12 + half, 25, 2, turn);
+      }
       suits.forEach((letter, i) => add(letter, { x: 12, y: 41 + i * 16, "text-anchor": "middle", "font-size": 17 }));
     }
   }
@@ -671,6 +694,10 @@ export class CardTable {
     const mini = new Sketch();
     const rank = card.rank_char || "";
     if (rank) mini.add("rank", { class: "rank", x: 50, y: 58, "text-anchor": "middle", "font-size": rank.length > 1 ? 50 : 58, "font-weight": "bold", "letter-spacing": rank.length > 1 ? -4 : 0 }, rank);
+    if (TURNS_ALIKE.has(rank)) {
+      const half = (textWidth(rank) * 58) / 2;
+      mini.bar(50 - half, 50 + half, 63, 4);
+    }
     const suits = card.suits || [];
     const size = suits.length > 2 ? 34 : suits.length === 2 ? 42 : 54;
     const step = size * 0.95;

@@ -634,3 +634,36 @@ def test_the_progress_bar_stays_above_the_cards_that_scroll_under_it(
         assert covered["wrong"] == [], covered
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("deck", sorted(DECKS))
+def test_a_six_and_a_nine_are_underlined_in_both_corners(
+    page: Page, server: str, deck: str
+) -> None:
+    """The bottom corner index is turned half a turn, where a 6 reads as a 9: as on printed
+    cards, every 6 and 9 is underlined (a bar under the rank in the top corner, the same bar
+    turned over it in the bottom one), and no other rank is."""
+    found = page.evaluate(
+        """async ([url, deck]) => {
+            const { CardTable } = await import(url);
+            const cards = await CardTable.load('', deck);
+            const out = [];
+            for (const [code, card] of cards.cards) {
+              const face = cards.face(code);
+              const bar = face.querySelector('path.rank-bar');
+              const ys = bar ? [...bar.getAttribute('d').matchAll(/M[\\d.-]+ ([\\d.-]+)/g)]
+                .map((m) => Number(m[1])) : [];
+              out.push({ code, rank: card.rank_char, ys });
+            }
+            return out;
+        }""",
+        [cards_module(page, server), deck],
+    )
+    turning = [f for f in found if f["rank"] in ("6", "9")]
+    assert len(turning) >= 6, found
+    for face in found:
+        if face["rank"] in ("6", "9"):
+            top, bottom = sorted(face["ys"]) if len(face["ys"]) == 2 else (None, None)
+            assert top is not None and top < 35 and bottom > 105, face  # a 100 x 140 face
+        else:
+            assert face["ys"] == [], face
