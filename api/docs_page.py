@@ -3,7 +3,9 @@ itself, built in the browser from ``/schema/openapi.json`` (no CDN, no external 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from litestar import Request
 from litestar.openapi.plugins import OpenAPIRenderPlugin
@@ -14,6 +16,7 @@ _PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>skillcheck API</title>
+<link rel="icon" href="__ICON__" type="image/svg+xml">
 <style>
 body{font-family:system-ui,sans-serif;margin:0 auto;max-width:60rem;padding:1rem;color:#222}
 h1{font-size:1.4rem} .op{border:1px solid #ccc;border-radius:6px;margin:.6rem 0;padding:.4rem .8rem}
@@ -107,6 +110,13 @@ fetch(document.getElementById("schema-link").getAttribute("href"))
   .catch((e) => { document.getElementById("ops").textContent = "Cannot load the schema: " + e; });
 </script></body></html>
 """
+
+
+#: The service's icon inline, so the page asks for no /favicon.ico (a 404 in the console).
+_ICON = "data:image/svg+xml," + quote(
+    (Path(__file__).parent / "static" / "icon.svg").read_text(encoding="utf-8").strip(), safe=""
+)
+_PAGE = _PAGE.replace("__ICON__", _ICON)
 
 
 class OfflineDocsPlugin(OpenAPIRenderPlugin):

@@ -742,3 +742,28 @@ def test_a_refused_parameter_is_named_as_the_form_names_it(
         assert errors == []
     finally:
         context.close()
+
+
+def test_the_api_docs_page_asks_for_nothing_missing(
+    browser: Any, gm_server: tuple[str, Path]
+) -> None:
+    """/schema carries the service's icon inline: it asks for no /favicon.ico (which was a
+    404 in the console), and every request it makes is answered."""
+    base, _ = gm_server
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        answers: list[tuple[str, int]] = []
+        page.on("response", lambda r: answers.append((r.url, r.status)))
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(f"{base}/schema")
+        expect(page.locator("link[rel=icon]")).to_have_attribute(
+            "href", re.compile(r"^data:image/svg\+xml,")
+        )
+        page.wait_for_load_state("networkidle")
+        assert all(status < 400 for _, status in answers), answers
+        assert not any(url.endswith("/favicon.ico") for url, _ in answers), answers
+        assert errors == []
+    finally:
+        context.close()
