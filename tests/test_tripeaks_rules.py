@@ -233,11 +233,18 @@ def test_only_uncovered_cards_are_played() -> None:
     state = position(game, {9: "8S", 19: "2D", 3: "KD", 10: "QD", 4: "AD", 11: "JD", 20: "3C"},
                      ["9C"], ["5H", "KS"])  # fmt: skip
     assert "9" not in codes(state)
-    with pytest.raises(IllegalMoveError, match="not free: 19 still cover"):
+    with pytest.raises(IllegalMoveError) as one:
         state.push_code("9")
+    assert one.value.message == (
+        "the card at the third row, 1st of 9 from the left (position 9) is not free: the card "
+        "at position 19 still covers it"
+    )
     state.push_code("s")  # 5H
-    with pytest.raises(IllegalMoveError, match="not free"):
+    with pytest.raises(IllegalMoveError) as two:
         state.push_code("3")  # covered by 9 and 10
+    assert two.value.message.endswith(
+        "(position 3) is not free: the cards at positions 9 and 10 still cover it"
+    )
 
 
 def test_a_face_down_card_turns_up_when_both_cards_covering_it_are_gone() -> None:
@@ -773,6 +780,14 @@ def test_board_zones_meters_and_move_views() -> None:
     board = state.board()
     ids = [z.id for z in board.zones]
     assert ids == [f"p{i}" for i in range(28)] + ["stock", "waste"]
+    labels = [board.zone(f"p{i}").label for i in range(28)]
+    # where each card lies in a player's words, each place its own, no bare position numbers
+    assert len(set(labels)) == 28
+    assert labels[:3] == ["the left peak's tip", "the middle peak's tip", "the right peak's tip"]
+    assert labels[3] == "the second row, 1st of 6 from the left"
+    assert labels[17] == "the third row, 9th of 9 from the left"
+    assert labels[20] == "the bottom row, 3rd of 10 from the left"
+    assert labels[27] == "the bottom row, 10th of 10 from the left"
     for i in range(28):
         zone = board.zone(f"p{i}")
         assert zone.layout == "slot" and (zone.x, zone.y) == SLOTS[i] and not zone.accepts

@@ -28,6 +28,7 @@ __all__ = [
     "TIPS",
     "cards_needed",
     "peaks_of",
+    "place_words",
     "row_of",
 ]
 
@@ -85,6 +86,26 @@ def _cone(tip: int) -> frozenset[int]:
                 found.add(below)
                 todo.append(below)
     return frozenset(found)
+
+
+#: The rows in words, the tips first.
+ROW_WORDS = ("tip", "second row", "third row", "bottom row")
+
+
+def place_words(position: int) -> str:
+    """Where a position lies, as a player would say it: ``the middle peak's tip``, ``the
+    bottom row, 3rd of 10 from the left``."""
+    row = row_of(position)
+    if row == 0:
+        return f"the {('left', 'middle', 'right')[position]} peak's tip"
+    index = ROWS[row].index(position) + 1
+    return f"the {ROW_WORDS[row]}, {_ordinal(index)} of {len(ROWS[row])} from the left"
+
+
+def _ordinal(number: int) -> str:
+    ends = {1: "st", 2: "nd", 3: "rd"}
+    suffix = "th" if 10 <= number % 100 <= 20 else ends.get(number % 10, "th")
+    return f"{number}{suffix}"
 
 
 #: For each peak (by its tip), the ten positions that must be gone before its tip is gone: the

@@ -53,7 +53,7 @@ from skillcheck.games.tripeaks.layout import (
     SLOTS,
     TIPS,
     cards_needed,
-    row_of,
+    place_words,
 )
 from skillcheck.rng import Pcg32, validate_seed
 
@@ -551,7 +551,7 @@ class Tripeaks(Game[TripeaksMove]):
         zones: list[Zone] = []
         for position in range(POSITIONS):
             x, y = SLOTS[position]
-            label = f"Peaks, position {position} (row {row_of(position) + 1})"
+            label = place_words(position)
             here = observation.present[position]
             card = observation.peaks[position]
             cards: tuple[str | None, ...] = ((card.code if card else None),) if here else ()
@@ -861,14 +861,17 @@ class TripeaksState(State[TripeaksMove]):
             if not 0 <= position < POSITIONS:
                 return f"there is no position {position}: the peaks are numbered 0 to 27"
             card = self._tableau[position]
+            place = f"{place_words(position)} (position {position})"
             if card is None:
-                return f"position {position} is empty: its card is already on the waste"
+                return f"no card is left at {place}: it is already on the waste"
             covering = [j for j in COVERED_BY[position] if self._tableau[j] is not None]
             if covering:
+                over = " and ".join(map(str, covering))
                 return (
-                    f"the card at position {position} is not free: "
-                    f"{' and '.join(map(str, covering))} still cover it"
-                )
+                    f"the card at {place} is not free: "
+                    + (f"the cards at positions {over} still cover it" if len(covering) > 1
+                       else f"the card at position {over} still covers it")
+                )  # fmt: skip
             if not fits(card, top, self.game.wraps, self.game.wild):
                 assert top is not None
                 edge = "" if self.game.wraps else " (no King-Ace wrap in this game)"
