@@ -87,6 +87,15 @@ def sign_in(page: Page, base: str, key: str = GM_KEY) -> None:
     expect(page.locator("#app")).to_be_visible()
 
 
+def fill_moons_check(page: Page, *, level: int, skill: int, quota: int) -> None:
+    """Fill the form in for a Three Towers quota check of Moons."""
+    page.select_option("#param-variant", "quota")
+    page.select_option("#param-suit", "moons")
+    page.fill("#param-level", str(level))
+    page.fill("#param-skill", str(skill))
+    page.fill("#param-quota", str(quota))
+
+
 def click_create(page: Page) -> None:
     """Create the check once the odds are shown, so that the check is made with them in view
     (the test also waits for the page to settle under a loaded machine)."""
@@ -135,11 +144,7 @@ def test_a_gm_runs_a_check_from_the_page(
         # The form comes from the game's parameters; the odds follow the choices.
         expect(gm.locator("#param-variant")).to_be_visible()
         gm.select_option("#game", "three-towers")
-        gm.select_option("#param-variant", "quota")
-        gm.select_option("#param-suit", "moons")
-        gm.fill("#param-level", "6")
-        gm.fill("#param-skill", "5")
-        gm.fill("#param-quota", "2")
+        fill_moons_check(gm, level=6, skill=5, quota=2)
         expect(gm.locator("#odds-words")).to_contain_text("%", timeout=120_000)
         gm.click("#odds-details summary")
         expect(gm.locator("#odds-table tbody tr").first).to_be_visible()
@@ -617,11 +622,7 @@ def test_a_gm_asks_for_the_careful_player_and_gets_its_row(
     base, _ = gm_server
     context, gm, errors = signed_in_laptop(browser, base)
     try:
-        gm.select_option("#param-variant", "quota")
-        gm.select_option("#param-suit", "moons")
-        gm.fill("#param-level", "9")
-        gm.fill("#param-skill", "2")
-        gm.fill("#param-quota", "1")
+        fill_moons_check(gm, level=9, skill=2, quota=1)
         expect(gm.locator("#odds-words")).to_contain_text("%", timeout=60_000)
         gm.click("#odds-details summary")
         expect(gm.locator("#odds-table tbody th")).to_have_text(
@@ -720,11 +721,7 @@ def test_a_refused_parameter_is_named_as_the_form_names_it(
     base, _ = gm_server
     context, gm, errors = signed_in_laptop(browser, base)
     try:
-        gm.select_option("#param-variant", "quota")
-        gm.select_option("#param-suit", "moons")
-        gm.fill("#param-level", "6")
-        gm.fill("#param-skill", "3")
-        gm.fill("#param-quota", "9")
+        fill_moons_check(gm, level=6, skill=3, quota=9)
         before = gm.locator("#check-list li").count()
         gm.click("#create-check")
         expect(gm.locator("#create-problem")).to_have_text("Quota must be at most 8.")
