@@ -558,3 +558,29 @@ def test_installed_console_script_plays_through_a_pipe() -> None:
     assert done.returncode == 0, done.stderr
     assert "FAILURE" in done.stdout and "Seed 3" in done.stdout
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["odds", "hanoy", "--deals", "3", "--csv", "{missing}/x.csv"], "there is no folder"),
+        (["odds", "hanoy", "--deals", "3", "--json", "{missing}/x.json"], "there is no folder"),
+        (["odds", "hanoy", "--deals", "3", "--png", "{missing}/x.png"], "there is no folder"),
+        (["odds", "hanoy", "--deals", "3", "--json", "{folder}"], "is a folder: give a file name"),
+        (["autoplay", "tripeaks", "--seed", "1", "--record", "{missing}/x.json"],
+         "there is no folder"),
+        (["play", "hanoy", "--seed", "1", "--record", "{missing}/x.json"], "there is no folder"),
+    ],
+)  # fmt: skip
+def test_an_output_file_that_cannot_be_written_is_refused_before_the_work(
+    tmp_path: Path, args: list[str], said: str
+) -> None:
+    """A table or a game that took minutes is not lost to a mistyped folder at the end: the
+    file is checked first, and the refusal names the option and the folder (exit 2)."""
+    missing = tmp_path / "no-such-folder"
+    given = [a.format(missing=missing, folder=tmp_path) for a in args]
+    result = run(given, input="")
+    assert result.exit_code == 2, result.output
+    assert said in result.stderr and "Invalid value for '--" in result.stderr
+    assert isinstance(result.exception, SystemExit)
+    assert not missing.exists()

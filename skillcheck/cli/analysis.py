@@ -35,7 +35,16 @@ from skillcheck.solving import make_bot
 from skillcheck.terminal import frontend_for, item_code
 
 from .commands import first_examples, option_names
-from .common import library_errors, outcome_panel, print_json, stderr, stdout
+from .common import (
+    OutputFile,
+    fail,
+    library_errors,
+    outcome_panel,
+    print_json,
+    stderr,
+    stdout,
+    write_file,
+)
 from .options import (
     GameCommand,
     GameGroup,
@@ -212,7 +221,7 @@ def _autoplay_command(cls: type[Game[Any]]) -> click.Command:
         click.Option(["--bot"], metavar="NAME", help=_bots_help(cls)),
         click.Option(
             ["--record"],
-            type=click.Path(dir_okay=False, writable=True, path_type=Path),
+            type=OutputFile(),
             help="Write the game record (JSON) to this file.",
         ),
         click.Option(["--json", "as_json"], is_flag=True, help="Print the game record as JSON."),
@@ -230,7 +239,7 @@ def _autoplay_command(cls: type[Game[Any]]) -> click.Command:
             seed = draw_seed() if seed is None else validate_seed(seed)
             state = run_bot(game, player, seed)
         if record is not None:
-            record.write_text(state.record().to_json() + "\n", encoding="utf-8")
+            write_file(record, state.record().to_json() + "\n")
         if as_json:
             click.echo(state.record().to_json())
             return
@@ -385,8 +394,12 @@ def plot_odds(table: OddsTable, path: Path, title: str) -> None:
         ax.set_ylim(0, 1)
         ax.legend()
     fig.suptitle(f"{title}, {table.deals} deals per cell")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:
+        fig.savefig(path, dpi=110)
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror or exc}")
+    finally:
+        plt.close(fig)
 
 
 def _write(path: Path | None, text: str) -> bool:
@@ -396,7 +409,7 @@ def _write(path: Path | None, text: str) -> bool:
     if str(path) == "-":
         click.echo(text.rstrip("\n"))
         return True
-    path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    write_file(path, text if text.endswith("\n") else text + "\n")
     return False
 
 
@@ -419,7 +432,7 @@ def _methods_help(cls: type[Game[Any]]) -> str:
 
 
 def _odds_command(cls: type[Game[Any]]) -> click.Command:
-    path = click.Path(dir_okay=False, allow_dash=True, path_type=Path)
+    path = OutputFile(dash=True)
     own: list[click.Parameter] = [
         click.Option(["--preset"], metavar="NAME", help=_presets_help(cls)),
         click.Option(["--deals"], type=int, help="Deals per cell (default: the preset's, or 200)."),
@@ -447,7 +460,7 @@ def _odds_command(cls: type[Game[Any]]) -> click.Command:
         ),
         click.Option(
             ["--png", "png_path"],
-            type=click.Path(dir_okay=False, path_type=Path),
+            type=OutputFile(),
             help="Draw the table (a heatmap when two parameters vary; needs matplotlib).",
         ),
     ]

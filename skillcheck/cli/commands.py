@@ -22,6 +22,7 @@ from skillcheck.terminal import card_style, deck_of, frontend_for, item_code, su
 
 from .common import (
     EXIT_INVALID_RECORD,
+    OutputFile,
     fail,
     library_errors,
     print_json,
@@ -86,7 +87,7 @@ def _play_command(cls: type[Game[Any]]) -> click.Command:
         click.Option(["--seed"], type=int, help=SEED_HELP),
         click.Option(
             ["--record"],
-            type=click.Path(dir_okay=False, writable=True, path_type=Path),
+            type=OutputFile(),
             help="Write the game record (JSON) to this file at the end.",
         ),
         click.Option(

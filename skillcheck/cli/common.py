@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, NoReturn
 
 import click
@@ -35,6 +37,38 @@ def fail(message: str, status: int = EXIT_ERROR) -> NoReturn:
     """Print ``message`` in red on stderr and exit with ``status``."""
     stderr().print(Text(message, style="bold red"), soft_wrap=True)
     raise click.exceptions.Exit(status)
+
+
+class OutputFile(click.ParamType):  # type: ignore[type-arg]
+    """A file a command will write (``-`` is stdout when ``dash``): refused before any work
+    when its folder does not exist or cannot be written, or it names a folder."""
+
+    name = "file"
+
+    def __init__(self, *, dash: bool = False) -> None:
+        self.dash = dash
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
+        path = Path(value)
+        if self.dash and str(value) == "-":
+            return path
+        folder = path.parent
+        if path.is_dir():
+            self.fail(f"{value} is a folder: give a file name", param, ctx)
+        if not folder.is_dir():
+            self.fail(f"cannot write {value}: there is no folder {folder}", param, ctx)
+        if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            self.fail(f"cannot write {value}: permission denied", param, ctx)
+        return path
+
+
+def write_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path``; a failure (the disk full, the folder gone since) is the red
+    error line, not a traceback."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror or exc}")
 
 
 @contextmanager
