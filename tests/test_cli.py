@@ -31,6 +31,7 @@ from skillcheck import (
 )
 from skillcheck.cli import main, read_command
 from skillcheck.records import GameRecord, verify
+from skillcheck.sessions import SessionService
 
 QUOTA_ARGS = ["--suit", "moons", "--skill", "3", "--quota", "3", "--level", "5"]
 QUOTA_GAME = ThreeTowers.from_options(suit="moons", skill=3, quota=3, level=5)
@@ -538,6 +539,34 @@ def test_verify_rejects_garbage() -> None:
     result = run(["verify", "-"], input="not json")
     assert result.exit_code == 1
     assert "not valid JSON" in result.stderr
+
+
+def test_verify_refuses_a_file_that_is_not_text_in_words(tmp_path: Path) -> None:
+    binary = tmp_path / "record.json"
+    binary.write_bytes(b"\xff\xfe{}")
+    result = run(["verify", str(binary)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "is not a JSON record: it is not UTF-8 text" in result.stderr
+
+
+@pytest.mark.parametrize(("moves", "reason"), [(1, "the ogre kicked the table"), (0, None)])
+def test_verify_says_a_cancelled_check_was_cancelled(
+    tmp_path: Path, moves: int, reason: str | None
+) -> None:
+    """A check the GM called off verifies (its deal was the committed one) and is said to be
+    cancelled, with the GM's reason, not "in progress"."""
+    service = SessionService()
+    created = service.create(ThreeTowers.quota_check("moons", skill=4, quota=2), seed=3)
+    for _ in range(moves):
+        service.move(created.check_id, service.view(created.check_id).legal_moves[0])
+    service.cancel(created.check_id, reason)
+    path = tmp_path / "revealed.json"
+    path.write_text(service.record(created.check_id).to_json(), encoding="utf-8")
+    result = run(["verify", str(path)])
+    assert result.exit_code == 0, result.output
+    said = f"cancelled by the GM after {moves} move{'s' if moves != 1 else ''}"
+    assert said + (f" ({reason})" if reason else "\n") in result.stdout
+    assert "in progress" not in result.stdout
 
 
 # ---- the installed console script ----------------------------------------------------------------

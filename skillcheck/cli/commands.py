@@ -337,9 +337,21 @@ def verify_command(record_file: TextIO) -> None:
     and salt are checked against the commitment published before play), or - for stdin. Exits 0
     and prints OK with the outcome, or exits 1 with the reason the record does not check out.
     """
-    from skillcheck.sessions import REVEALED_FORMAT, RevealedRecord, seed_provenance
+    from skillcheck.sessions import (
+        REVEALED_FORMAT,
+        CheckStatus,
+        RevealedRecord,
+        seed_provenance,
+    )
 
-    text = record_file.read()
+    try:
+        text = record_file.read()
+    except UnicodeDecodeError as exc:
+        fail(
+            f"{record_file.name} is not a JSON record: it is not UTF-8 text ({exc.reason} at "
+            f"byte {exc.start})",
+            EXIT_INVALID_RECORD,
+        )
     check: RevealedRecord | None = None
     with library_errors(EXIT_INVALID_RECORD):
         data = read_json_object(text, "a game record")
@@ -351,9 +363,14 @@ def verify_command(record_file: TextIO) -> None:
             record = GameRecord.from_dict(data)
             state = verify(record)
     outcome = state.outcome
-    summary = (
-        outcome.summary if outcome is not None else f"in progress after {len(state.moves)} moves"
-    )
+    moves = f"{len(state.moves)} move{'s' if len(state.moves) != 1 else ''}"
+    if outcome is not None:
+        summary = outcome.summary
+    elif check is not None and check.status is CheckStatus.CANCELLED:
+        reason = f" ({check.cancel_reason})" if check.cancel_reason else ""
+        summary = f"cancelled by the GM after {moves}{reason}"
+    else:
+        summary = f"in progress after {moves}"
     tier = record.grade(state)
     if tier is not None:
         summary = f"{summary} ({tier.text.lower()})"
