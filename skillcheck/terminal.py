@@ -36,6 +36,7 @@ from rich.text import Text
 from skillcheck.board import Board, Meter, Zone
 from skillcheck.cards import DECKS, Deck
 from skillcheck.errors import SkillcheckError
+from skillcheck.words import counted
 
 if TYPE_CHECKING:
     from skillcheck.engine import Game, Move, State
@@ -179,11 +180,11 @@ def _zone_cards(zone: Zone, deck: Deck | None) -> RenderableType:
     unseen = zone.count - len(zone.cards)
     if zone.layout == "pile":
         if not zone.cards or zone.cards[-1] is None:
-            return Text(f"{zone.count} card{'s' if zone.count != 1 else ''} face down")
+            return Text(f"{counted(zone.count, 'card')} face down")
         under = zone.count - 1
         if under <= 0:
             return shown[-1]
-        more = f" on top, {under} more card{'s' if under != 1 else ''}"
+        more = f" on top, {counted(under, 'more card')}"
         return Text.assemble(shown[-1], more, " face down" if unseen > 0 else "")
     cards: list[RenderableType] = list(shown)
     if unseen > 0:

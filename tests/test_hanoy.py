@@ -701,6 +701,10 @@ def test_concession_and_move_limit_degrees() -> None:
     lost = plain.concede()
     assert lost.status is Status.LOST and lost.degree == plain.tower_height
     assert lost.summary.endswith(f"{plain.tower_height} of 6 cards in sequence")
+    one = Hanoy(cards=6).new_state(4)
+    one.push(next(iter(one.legal_moves)))
+    assert "the player conceded after 1 move;" in one.concede().summary  # not "1 moves"
+    assert Hanoy(cards=6, move_limit=1).describe().endswith("at most 1 move")
 
 
 def test_records_of_checks_verify() -> None:

@@ -33,6 +33,7 @@ from skillcheck.serialization import game_params
 from skillcheck.solving import autoplay as run_bot
 from skillcheck.solving import make_bot
 from skillcheck.terminal import frontend_for, item_code
+from skillcheck.words import counted
 
 from .commands import first_examples, option_names
 from .common import (
@@ -153,11 +154,12 @@ def _solve_command(cls: type[Game[Any]]) -> click.Command:
         if seed is not None:
             console.print(f"seed {seed}")
         style = {"win": "bold green", "loss": "bold red", "unknown": "bold yellow"}[solution.result]
+        searched = f"{solution.states:,} position{'' if solution.states == 1 else 's'}"
         console.print(
             Text.assemble(
                 ("Result ", "bold"),
                 (solution.result.upper(), style),
-                f"  ({solution.states:,} positions, {solution.seconds:.2f} s)",
+                f"  ({searched}, {solution.seconds:.2f} s)",
             )
         )
         for key, value in solution.extras.items():
@@ -171,7 +173,7 @@ def _solve_command(cls: type[Game[Any]]) -> click.Command:
         else:
             state = game.state_from_deal(cards)
             shortest = " (the shortest there is)" if solution.minimum else ""
-            console.print(f"A winning line of {len(solution.moves)} moves{shortest}:")
+            console.print(f"A winning line of {counted(len(solution.moves), 'move')}{shortest}:")
             for number, move in enumerate(solution.moves, 1):
                 description = frontend.describe_move(game, state.observation(), move)
                 state.push(move)

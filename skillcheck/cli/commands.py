@@ -19,6 +19,7 @@ from skillcheck.records import GameRecord, read_json_object, verify
 from skillcheck.rng import draw_seed, validate_seed
 from skillcheck.serialization import game_params
 from skillcheck.terminal import card_style, deck_of, frontend_for, item_code, suit_text
+from skillcheck.words import counted
 
 from .common import (
     EXIT_INVALID_RECORD,
@@ -363,7 +364,7 @@ def verify_command(record_file: TextIO) -> None:
             record = GameRecord.from_dict(data)
             state = verify(record)
     outcome = state.outcome
-    moves = f"{len(state.moves)} move{'s' if len(state.moves) != 1 else ''}"
+    moves = counted(len(state.moves), "move")
     if outcome is not None:
         summary = outcome.summary
     elif check is not None and check.status is CheckStatus.CANCELLED:
@@ -383,5 +384,5 @@ def verify_command(record_file: TextIO) -> None:
         who = seed_provenance(check.seed_chosen)
         out.print(f"seed: {who}", soft_wrap=True, highlight=False)
         if check.hints_used:
-            taken = f"{check.hints_used} hint{'s' if check.hints_used != 1 else ''}"
+            taken = counted(check.hints_used, "hint")
             out.print(f"hints: the player took {taken}", soft_wrap=True, highlight=False)

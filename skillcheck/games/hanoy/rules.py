@@ -47,6 +47,7 @@ from skillcheck.games.hanoy.search import (
     winning_column,
 )
 from skillcheck.rng import Pcg32, validate_seed
+from skillcheck.words import counted
 
 __all__ = [
     "COLUMNS",
@@ -308,9 +309,9 @@ class Hanoy(Game[HanoyMove]):
         low, high = self.rank_values[0], self.rank_values[-1]
         text = f"Tower of Hanoy, {self.cards} cards ({_short(low)} to {_short(high)})"
         if self.skill is not None:
-            text += f", skill check: the deal's minimum + {self.skill} moves"
+            text += f", skill check: the deal's minimum + {counted(self.skill, 'move')}"
         if self.move_limit is not None:
-            text += f", at most {self.move_limit} moves"
+            text += f", at most {counted(self.move_limit, 'move')}"
         if not self.undo:
             text += ", no undo"
         return text
@@ -346,7 +347,7 @@ class Hanoy(Game[HanoyMove]):
         made = observation.moves_made
         limit = _limit(observation.allowance, self.move_limit)
         if limit is None:
-            moves = Meter("moves", "Moves", made, None, f"{made} move{'s' if made != 1 else ''}")
+            moves = Meter("moves", "Moves", made, None, counted(made, "move"))
         else:
             moves = Meter("moves", "Moves", made, limit, f"{made} of {limit} moves")
         height = tower_height(columns, self.cards)
@@ -681,7 +682,7 @@ class HanoyState(State[HanoyMove]):
         if not _is_won(self._columns):
             return None
         made, cards = self.moves_made, self.game.cards
-        built = f"the tower of {cards} cards built in {made} move{'s' if made != 1 else ''}"
+        built = f"the tower of {cards} cards built in {counted(made, 'move')}"
         if self._allowance is None:
             return Outcome(Status.WON, EndReason.GOAL, cards, f"success: {built}")
         spare = self._allowance - made
@@ -700,7 +701,7 @@ class HanoyState(State[HanoyMove]):
         else:
             why = {
                 EndReason.NO_LEGAL_MOVES: "no legal move remains",
-                EndReason.CONCEDED: f"the player conceded after {made} moves",
+                EndReason.CONCEDED: f"the player conceded after {counted(made, 'move')}",
                 EndReason.UNWINNABLE: "the tower can no longer be built within the moves left",
             }.get(reason, reason.value)
         if self._allowance is None:
@@ -722,7 +723,7 @@ class HanoyState(State[HanoyMove]):
             return Outcome(Status.LOST, reason, -self.game.cards, f"failure: {why}; {left}")
         return Outcome(
             Status.LOST, reason, -needed,
-            f"failure: {why}; {needed} more move{'s' if needed != 1 else ''} would have built "
+            f"failure: {why}; {counted(needed, 'more move')} would have built "
             "the tower",
         )  # fmt: skip
 

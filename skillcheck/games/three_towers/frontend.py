@@ -41,6 +41,7 @@ from skillcheck.terminal import (
     numbered_moves,
     suit_style,
 )
+from skillcheck.words import counted
 
 __all__ = [
     "FRONTEND",
@@ -163,7 +164,7 @@ def render(
             "Deck",
             Text.assemble(
                 card_text(observation.top_card),
-                f" on top, {under} more card{'s' if under != 1 else ''} face down",
+                f" on top, {counted(under, 'more card')} face down",
             ),
         )
     if isinstance(variant, Quota):

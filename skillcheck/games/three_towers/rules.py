@@ -35,6 +35,7 @@ from skillcheck.engine import (
 from skillcheck.errors import ParameterError, ParseError, quoted
 from skillcheck.rng import Pcg32, validate_seed
 from skillcheck.serialization import converter
+from skillcheck.words import counted
 
 __all__ = [
     "DECK",
@@ -890,7 +891,7 @@ class ThreeTowersState(State[TowerMove]):
                 return Outcome(
                     Status.WON, EndReason.GOAL, left,
                     f"success: a tower of {height} {variant.suit.value} reached the quota of "
-                    f"{variant.quota} with {left} card{'s' if left != 1 else ''} to spare",
+                    f"{variant.quota} with {counted(left, 'card')} to spare",
                 )  # fmt: skip
             return None
         if self.cards_left:

@@ -56,6 +56,7 @@ from skillcheck.games.tripeaks.layout import (
     place_words,
 )
 from skillcheck.rng import Pcg32, validate_seed
+from skillcheck.words import counted
 
 __all__ = [
     "DEAL_COST",
@@ -212,10 +213,6 @@ def legal_moves_of(
         yield DEAL_MOVE
     elif redeals_left > 0 and waste > 1:
         yield REDEAL_MOVE
-
-
-def _plural(count: int, word: str, ending: str = "s") -> str:
-    return f"{count} {word}{'' if count == 1 else ending}"
 
 
 # ---- observation ---------------------------------------------------------------------------------
@@ -485,7 +482,7 @@ class Tripeaks(Game[TripeaksMove]):
         if self.all_face_up != self.tritowers:
             parts.append("all face up" if self.all_face_up else "rows 1-3 face down")
         if self.redeals:
-            parts.append(_plural(self.redeals, "redeal"))
+            parts.append(counted(self.redeals, "redeal"))
         if self.wild:
             parts.append(f"{self.wild} wild 2{'s' if self.wild > 1 else ''}")
         if self.empty_waste:
@@ -493,15 +490,15 @@ class Tripeaks(Game[TripeaksMove]):
         if self.target is not None:
             parts.append(f"check: {self.target} points")
         elif self.peaks < 3:
-            parts.append(f"check: {_plural(self.peaks, 'peak')}")
+            parts.append(f"check: {counted(self.peaks, 'peak')}")
         if self.skill < FULL_SKILL:
             parts.append(
-                f"skill {self.skill} ({_plural(self.stock_size, 'stock card')}, "
+                f"skill {self.skill} ({counted(self.stock_size, 'stock card')}, "
                 f"{self.set_aside} set aside)"
             )
         elif self.skill > FULL_SKILL:
             parts.append(
-                f"skill {self.skill} ({_plural(self.skill - FULL_SKILL, 'extra pass', 'es')})"
+                f"skill {self.skill} ({counted(self.skill - FULL_SKILL, 'extra pass', 'es')})"
             )
         if self.move_limit is not None:
             parts.append(f"at most {self.move_limit} moves")
@@ -529,11 +526,11 @@ class Tripeaks(Game[TripeaksMove]):
         passes = self.passes
         if self.set_aside:
             rule += (
-                f" The stock holds {_plural(self.stock_size, 'card')}; "
+                f" The stock holds {counted(self.stock_size, 'card')}; "
                 f"{self.set_aside} more are set aside unseen."
             )
         rule += " Deal from the stock when stuck"
-        rule += f"; the stock may be turned over {_plural(passes, 'time')}." if passes else "."
+        rule += f"; the stock may be turned over {counted(passes, 'time')}." if passes else "."
         if self.tritowers:
             rule += (
                 " Scoring: the k-th card in a row from the peaks scores k, a stock card costs "
@@ -572,10 +569,10 @@ class Tripeaks(Game[TripeaksMove]):
         meters = [
             Meter("cleared", "Cards", removed, POSITIONS, f"{removed} of {POSITIONS} cleared"),
             Meter("peaks", "Peaks", observation.tips_gone, goal_peaks,
-                  f"{observation.tips_gone} of {_plural(goal_peaks, 'peak')} cleared"),
+                  f"{observation.tips_gone} of {counted(goal_peaks, 'peak')} cleared"),
             Meter("stock", "Stock", observation.stock, None,
-                  f"{_plural(observation.stock, 'card')} in the stock"
-                  + (f", {_plural(observation.redeals_left, 'redeal')} left"
+                  f"{counted(observation.stock, 'card')} in the stock"
+                  + (f", {counted(observation.redeals_left, 'redeal')} left"
                      if self.passes else "")
                   + (f" ({self.set_aside} set aside)" if self.set_aside else "")),
         ]  # fmt: skip
@@ -610,8 +607,8 @@ class Tripeaks(Game[TripeaksMove]):
         size = len(observation.waste) - 1
         return MoveView(
             move.code, "stock", None,
-            f"turn the waste under its top card over as a new stock of {_plural(size, 'card')} "
-            f"({_plural(left, 'redeal')} left after this)",
+            f"turn the waste under its top card over as a new stock of {counted(size, 'card')} "
+            f"({counted(left, 'redeal')} left after this)",
         )  # fmt: skip
 
     # -- cards and chance
@@ -948,9 +945,9 @@ class TripeaksState(State[TripeaksMove]):
         what = (
             "all three peaks cleared"
             if game.peaks == 3
-            else f"{_plural(game.peaks, 'peak')} cleared"
+            else f"{counted(game.peaks, 'peak')} cleared"
         )
-        left = _plural(len(self._stock), "card")
+        left = counted(len(self._stock), "card")
         if game.tritowers:
             return Outcome(
                 Status.WON, EndReason.GOAL, self._score,
@@ -970,7 +967,7 @@ class TripeaksState(State[TripeaksMove]):
                 "the game is over" if self.left == 0
                 else "the stock is used up and no free card fits"
             ),
-            EndReason.CONCEDED: f"the player conceded after {_plural(self.moves_made, 'move')}",
+            EndReason.CONCEDED: f"the player conceded after {counted(self.moves_made, 'move')}",
             EndReason.UNWINNABLE: "the peaks can no longer be cleared with the cards left",
         }.get(reason, reason.value)  # fmt: skip
         if game.target is not None:
@@ -981,7 +978,7 @@ class TripeaksState(State[TripeaksMove]):
             )  # fmt: skip
         present = {i for i, c in enumerate(self._tableau) if c is not None}
         needed = cards_needed(present, game.peaks)
-        text = f"failure: {why}; {_plural(needed, 'card')} still to clear"
+        text = f"failure: {why}; {counted(needed, 'card')} still to clear"
         if game.tritowers:
             text += f"; {self._score} points"
         return Outcome(Status.LOST, reason, -needed, text)
