@@ -24,7 +24,7 @@ from rich.panel import Panel
 from rich.table import Table
 from sqlalchemy.engine import make_url
 
-from api.settings import Settings
+from api.settings import Settings, check_gm_keys
 
 __all__ = ["demo_check", "key_prefix", "serve"]
 
@@ -180,7 +180,10 @@ def serve(
         if value is not None
     }
     if gm_keys:
-        changes["gm_keys"] = tuple(gm_keys)
+        try:
+            changes["gm_keys"] = check_gm_keys(tuple(gm_keys), "--gm-key")
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--gm-key") from None
     settings = dataclasses.replace(settings, **changes)
     key_note = "from --gm-key" if gm_keys else "from the SKILLCHECK_GM_KEYS variable"
     if not settings.gm_keys:

@@ -22,6 +22,23 @@ def _split(value: str | None) -> tuple[str, ...]:
     return tuple(part.strip() for part in value.split(",") if part.strip())
 
 
+_KEY = re.compile(r"[\x21-\x7e]+")
+
+
+def check_gm_keys(keys: tuple[str, ...], where: str = "SKILLCHECK_GM_KEYS") -> tuple[str, ...]:
+    """``keys`` if each is printable ASCII with no space (what a browser can send in an
+    Authorization header; the GM page refuses anything else), else a ValueError naming
+    ``where`` they came from (never the key)."""
+    for key in keys:
+        if not _KEY.fullmatch(key):
+            raise ValueError(
+                f"{where} holds a key with a space or a character outside printable ASCII, "
+                "which no browser can send in a header: use letters, digits and punctuation "
+                "only (skillcheck serve makes such keys)"
+            )
+    return keys
+
+
 _RATE_UNITS = ("second", "minute", "hour", "day")
 
 
@@ -122,7 +139,7 @@ class Settings:
         env = os.environ if environ is None else environ
         return cls(
             database_url=env.get("SKILLCHECK_DATABASE_URL") or DEFAULT_DATABASE_URL,
-            gm_keys=_split(env.get("SKILLCHECK_GM_KEYS")),
+            gm_keys=check_gm_keys(_split(env.get("SKILLCHECK_GM_KEYS"))),
             cors_origins=_split(env.get("SKILLCHECK_CORS_ORIGINS")),
             frame_ancestors=_split(env.get("SKILLCHECK_FRAME_ANCESTORS")),
             migrate_on_startup=_flag(env.get("SKILLCHECK_MIGRATE"), True),

@@ -1171,6 +1171,14 @@ function main() {
       $("signin-problem").textContent = "Enter your GM key.";
       return;
     }
+    // A header carries printable ASCII only: the browser would refuse to send anything else,
+    // which fetch reports like a network failure. No GM key holds such a character.
+    if (!/^[\x21-\x7e]+$/.test(key)) {
+      $("signin-problem").textContent =
+        "That is not a GM key of this server: a GM key has no spaces, accents or symbols " +
+        "beyond plain ASCII. Check it and try again.";
+      return;
+    }
     signIn(key);
   });
   $("sign-out").addEventListener("click", signOut);

@@ -252,6 +252,19 @@ def test_settings_from_environment() -> None:
     assert settings.frame_ancestors == ("https://y.example https://z.example",)
 
 
+def test_gm_keys_a_browser_cannot_send_are_refused_at_start() -> None:
+    """A key with a space or a character outside printable ASCII could never sign in on the
+    GM page (a header carries no such character): refused when the server starts, without
+    the key in the message."""
+    assert Settings.from_env({"SKILLCHECK_GM_KEYS": "sc_gm_a-b.c~d+e/f="}).gm_keys == (
+        "sc_gm_a-b.c~d+e/f=",
+    )
+    for bad in ("clé", "two words", "tab\there", "✓"):
+        with pytest.raises(ValueError, match="SKILLCHECK_GM_KEYS") as refused:
+            Settings.from_env({"SKILLCHECK_GM_KEYS": f"good,{bad}"})
+        assert bad not in str(refused.value) and "printable ASCII" in str(refused.value)
+
+
 def test_stream_seconds_take_decimals_and_refuse_what_is_no_time() -> None:
     assert Settings.from_env({}).stream_seconds == 1800
     assert Settings.from_env({"SKILLCHECK_STREAM_SECONDS": "0.25"}).stream_seconds == 0.25

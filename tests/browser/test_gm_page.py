@@ -138,6 +138,10 @@ def test_a_gm_runs_a_check_from_the_page(
         gm.fill("#gm-key", "not-a-key")
         gm.click("#sign-in")
         expect(gm.locator("#signin-problem")).to_contain_text("not a GM key")
+        # a key no header can carry is refused as a key, not blamed on the network
+        gm.fill("#gm-key", "wrong-key ✓")
+        gm.click("#sign-in")
+        expect(gm.locator("#signin-problem")).to_contain_text("That is not a GM key")
         sign_in(gm, base)
         assert GM_KEY not in gm.url
         assert gm.evaluate("sessionStorage.getItem('skillcheck.gm.key')") == GM_KEY
