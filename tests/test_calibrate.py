@@ -45,10 +45,27 @@ def test_the_best_value_is_the_closest_to_the_target_and_ties_go_to_the_easier(
 def test_every_game_declares_its_difficulty(name: str) -> None:
     declared = gm_odds_of(name).difficulty
     assert declared is not None
-    example = {"skill": 3} if name == "three-towers" else {}
+    # (three-towers' quota and Hanoy's cards turn only against a skill)
+    example = {"skill": 3} if name in ("three-towers", "hanoy") else {}
     difficulty = declared(example)
     assert difficulty.values and difficulty.harder in ("up", "down")
     assert difficulty.parameter in {s.name for s in GAMES[name].parameters()}
+
+
+def test_calibrating_what_no_value_changes_asks_for_the_skill() -> None:
+    """Without a skill (or a move limit) every Tower of Hanoy deal is built in the end: every
+    number of cards would come out at 100 %, so the answer would mean nothing. Three Towers'
+    quota runs from 1 to the skill, so it needs the skill too. Both say so in words that fit
+    the CLI and the API alike."""
+    for name, fixed in (("hanoy", {}), ("three-towers", {"suit": "moons"})):
+        declared = gm_odds_of(name).difficulty
+        assert declared is not None
+        with pytest.raises(ParameterError) as refused:
+            declared(fixed)
+        assert refused.value.message.endswith("set skill too")
+        assert "--" not in refused.value.message
+    hanoy = gm_odds_of("hanoy").difficulty
+    assert hanoy is not None and hanoy({"move_limit": 40}).parameter == "cards"
 
 
 def test_from_the_shipped_tables_in_the_declared_direction() -> None:

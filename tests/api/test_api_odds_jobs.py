@@ -242,7 +242,7 @@ def test_calibrate_computes_for_a_gm_and_refuses_what_it_cannot_do(
     refusals = [
         ({**query, "quota": 1}, 422, "quota"),  # what calibrating chooses
         ({**query, "profile": "careful"}, 422, "profile"),  # not shipped there: too slow
-        ({"game": "hanoy", "target": 0.5, "profile": "careful"}, 422, "profile"),  # no bot
+        ({"game": "hanoy", "skill": 2, "target": 0.5, "profile": "careful"}, 422, "profile"),
         ({**query, "target": 1.5}, 400, "target"),
         ({**query, "profile": "lucky"}, 400, "profile"),
         ({**query, "deals": 5}, 422, "deals"),

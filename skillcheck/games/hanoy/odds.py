@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from skillcheck.errors import ParameterError
 from skillcheck.games.hanoy.rules import Hanoy
 from skillcheck.profiles import Difficulty, ShippedGrid, register_gm_odds
 from skillcheck.registry import register_analysis
@@ -38,7 +39,14 @@ SHIPPED: tuple[ShippedGrid, ...] = tuple(
 
 
 def difficulty(fixed: Mapping[str, Any]) -> Difficulty:
-    """A check turns its number of cards (3 to 9)."""
+    """A check turns its number of cards (3 to 9). Without a skill there is no allowance of
+    moves and every deal is won in the end, so no number of cards makes it harder."""
+    if not isinstance(fixed.get("skill"), int) and not isinstance(fixed.get("move_limit"), int):
+        raise ParameterError(
+            "skill",
+            "choosing the number of cards needs the skill (without it, or a move limit, the "
+            "tower is always built in the end, whatever the cards): set skill too",
+        )
     return Difficulty("cards", tuple(range(3, 10)))
 
 

@@ -68,7 +68,7 @@ def difficulty(fixed: Mapping[str, Any]) -> Difficulty:
     if quota_check or fixed.get("variant") == "quota":
         skill = fixed.get("skill")
         if not isinstance(skill, int):
-            raise ParameterError("skill", "choosing the quota needs the skill: give --skill")
+            raise ParameterError("skill", "choosing the quota needs the skill: set skill too")
         return Difficulty("quota", tuple(range(1, skill + 1)))
     return Difficulty("level", tuple(range(_LEVELS.minimum or 2, (_LEVELS.maximum or 9) + 1)))
 
