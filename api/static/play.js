@@ -462,8 +462,15 @@ function sourceText(id) {
 }
 
 /** The sentence the server wrote for the move `code` in `view`, or the code itself. */
+/** The sentence of move `code` in `view`; a code typed in another case ("D5") finds its move
+ *  when only one move has it in any case (the server reads it so). */
 function moveText(code, view = page.view) {
-  const move = (view?.moves || []).find((m) => m.code === code);
+  const moves = view?.moves || [];
+  let move = moves.find((m) => m.code === code);
+  if (!move) {
+    const alike = moves.filter((m) => m.code.toLowerCase() === String(code).toLowerCase());
+    if (alike.length === 1) move = alike[0];
+  }
   return move ? move.text : code;
 }
 

@@ -459,9 +459,11 @@ def test_undo_and_keyboard_play(page: Page, server: str, new_check: NewCheck) ->
     open_page(page, server, check)
     expect(page.locator("#undo")).to_be_disabled()
     open_door(page, "keyboard")
-    page.fill("#move-input", "d3")
+    text = next(m["text"] for m in check.view()["moves"] if m["code"] == "d3")
+    page.fill("#move-input", " D3 ")  # typed in capitals: the move's sentence all the same
     page.press("#move-input", "Enter")
     wait_version(page, 1)
+    expect(page.locator("#notice")).to_contain_text(f"Played: {text}")
     assert len(check.view()["observation"]["towers"][2]) == 1
     # Outside the box, "d" and a digit start a code; Enter plays it.
     page.locator("#board").focus()
