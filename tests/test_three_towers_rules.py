@@ -41,6 +41,7 @@ from skillcheck import (
     card,
     level_deck,
 )
+from skillcheck.serialization import game_from_params, game_params
 
 Solver = Callable[[ThreeTowersState], list[TowerMove] | None]  # the ``solve`` fixture
 
@@ -664,6 +665,25 @@ def test_quota_the_gm_may_choose_the_suited_cards() -> None:
         ThreeTowers.quota_check("moons", skill=3, quota=2, suited_cards=["9MS", "6MW", "9LK"])
     with pytest.raises(ParameterError):
         ThreeTowers.quota_check("moons", skill=3, quota=2, suited_cards=["9MS", "6MW"])
+
+
+def test_quota_parameters_may_give_the_cards_for_the_skill() -> None:
+    """The deck holds as many cards of the suit as the character's skill: parameters (the API's,
+    a record's) that list the GM's cards and no skill get the skill from their number, as the
+    CLI's --cards does, and a wrong card is named as such, not reported as a missing skill."""
+    params = {"variant": {"kind": "quota", "suit": "moons", "quota": 2,
+                          "suited_cards": ["2MK", "5ML", "9MS"]}}  # fmt: skip
+    game = game_from_params("three-towers", params)
+    assert game == ThreeTowers.quota_check(
+        "moons", skill=3, quota=2, suited_cards=["2MK", "5ML", "9MS"]
+    )
+    assert game_params(game)["variant"]["skill"] == 3
+    wrong = {"variant": {**params["variant"], "suited_cards": ["2SY"], "quota": 1}}
+    with pytest.raises(ParameterError, match="suited_cards must be 1 card of Moons"):
+        game_from_params("three-towers", wrong)
+    nothing = {"variant": {"kind": "quota", "suit": "moons", "quota": 1}}
+    with pytest.raises(ParameterError, match="skill is missing"):
+        game_from_params("three-towers", nothing)
 
 
 def test_quota_a_deal_must_hold_exactly_skill_suited_cards() -> None:

@@ -348,3 +348,20 @@ def test_a_request_without_a_body_is_told_so(client: TestClient[Any]) -> None:
     response = client.post("/v1/checks", headers=bearer(GM_KEY))
     assert response.status_code == 400
     assert "has no body" in response.json()["detail"]
+
+
+def test_a_quota_check_takes_the_gms_cards_for_the_skill(client: TestClient[Any]) -> None:
+    """As on the command line (--cards), the GM's cards of the suit give the skill: the API
+    takes the same parameters, and answers with the skill filled in."""
+    variant = {"kind": "quota", "suit": "moons", "quota": 1, "suited_cards": ["2MK", "5ML"]}
+    created = client.post(
+        "/v1/checks", json={"game": GAME, "params": {"variant": variant}}, headers=bearer(GM_KEY)
+    )
+    assert created.status_code == 201, created.text
+    assert created.json()["view"]["params"]["variant"]["skill"] == 2
+    wrong = {**variant, "suited_cards": ["2SY"]}
+    refused = client.post(
+        "/v1/checks", json={"game": GAME, "params": {"variant": wrong}}, headers=bearer(GM_KEY)
+    )
+    body = assert_problem(refused, 422, "invalid-parameter")
+    assert "suited_cards must be 1 card of Moons" in body["detail"]

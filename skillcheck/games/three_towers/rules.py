@@ -134,6 +134,11 @@ def _structure_variant(value: Any, _: Any) -> Variant:
             f"{', '.join(VARIANTS)}",
         )
     fields = {k: v for k, v in data.items() if k != "kind"}
+    chosen = fields.get("suited_cards")
+    if kind == Quota.kind and fields.get("skill") is None and isinstance(chosen, list) and chosen:
+        # The GM's cards are the character's skill in cards: their number is the skill (as
+        # the CLI's --cards and from_options read it), so the same parameters work everywhere.
+        fields["skill"] = len(chosen)
     return converter.structure(fields, VARIANTS[kind])
 
 
