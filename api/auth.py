@@ -132,10 +132,12 @@ def check_role(
 
 def require(role: Role, *allowed: Role, action: str) -> None:
     if role not in allowed:
-        names = " or ".join(r.value for r in allowed)
+        words = {Role.GM: "the GM's key", Role.PLAYER: "the player's token",
+                 Role.SPECTATOR: "a spectator's token"}  # fmt: skip
+        names = " or ".join(words[r] for r in allowed)
         raise ApiProblem(
             403,
             "forbidden",
-            f"{action} needs the {names} role; this token is the check's {role.value}",
+            f"{action} needs {names}; this is {words[role]}",
             role=role.value,
         )

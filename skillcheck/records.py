@@ -39,7 +39,9 @@ def read_json_object(text: str, what: str) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise ParseError(f"{what} is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
-        raise ParseError(f"{what} is a JSON object, not {type(data).__name__}")
+        kinds = {list: "an array", str: "a string", int: "a number", float: "a number",
+                 bool: "true or false", type(None): "null"}  # fmt: skip
+        raise ParseError(f"{what} is a JSON object, not {kinds.get(type(data), 'that')}")
     return data
 
 

@@ -541,6 +541,12 @@ def test_verify_rejects_garbage() -> None:
     assert "not valid JSON" in result.stderr
 
 
+def test_verify_names_the_json_that_is_no_record_in_json_words() -> None:
+    result = run(["verify", "-"], input="[1, 2]")
+    assert result.exit_code == 1
+    assert "a game record is a JSON object, not an array" in result.stderr
+
+
 def test_verify_refuses_a_file_that_is_not_text_in_words(tmp_path: Path) -> None:
     binary = tmp_path / "record.json"
     binary.write_bytes(b"\xff\xfe{}")

@@ -123,7 +123,10 @@ def test_roles(client: TestClient[Any]) -> None:
         "forbidden",
     )
     assert_problem(client.post(f"{url}/concede", headers=spectator), 403, "forbidden")
-    assert_problem(client.post(f"{url}/cancel", headers=player), 403, "forbidden")
+    refused = assert_problem(client.post(f"{url}/cancel", headers=player), 403, "forbidden")
+    # in words, not the roles' internal names ("this token is the check's player")
+    assert refused["detail"].endswith("needs the GM's key; this is the player's token")
+    assert refused["role"] == "player"
     # a foreign token (another check's player, another GM) gets the same 404 as a check that
     # does not exist; a token that is nobody's gets 401 whether or not the check exists
     other = new_check(client)

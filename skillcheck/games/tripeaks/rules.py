@@ -295,7 +295,7 @@ def _rules(value: Any) -> str:
     if text in RULES:
         return text
     raise ParameterError(
-        "rules", f"rules {value!r} is not allowed: rules is basic (seed 001) or tritowers"
+        "rules", f"rules {quoted(value)} is not allowed: rules is basic or tritowers"
     )
 
 
@@ -410,8 +410,8 @@ class Tripeaks(Game[TripeaksMove]):
     def parameters(cls) -> tuple[ParameterSpec, ...]:
         return (
             ParameterSpec("rules", "choice", "basic",
-                          "the rule set: basic (seed 001, face down, no wrap) or tritowers "
-                          "(seed 003, face up, wrap, scored)", choices=RULES),
+                          "the rule set: basic (the lower rows face down, no King-Ace wrap) "
+                          "or tritowers (every card face up, wrap, scored)", choices=RULES),
             ParameterSpec("wrap", "bool", None,
                           "whether an Ace goes on a King and a King on an Ace (left out: off "
                           "in basic, on in tritowers)", optional=True),
