@@ -266,6 +266,10 @@ def http_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Respo
             detail = "; ".join(
                 f"{field}: {text}" if field and not named else text for field, text, named in read
             )
+        missing = _MISSING_QUERY.fullmatch(str(exc.detail))
+        if not read and missing is not None:
+            extra["field"] = missing["name"]
+            detail = f"the query parameter {missing['name']} is required"
     headers = dict(exc.headers or {})
     if status == 413:
         most = request.app.request_max_body_size
@@ -322,6 +326,13 @@ _ENUM_VALUE = re.compile(r"Invalid enum value (?P<q>['\"])(?P<value>.*)(?P=q)", 
 _UNKNOWN_FIELD = re.compile(
     r"Object contains unknown field `(?P<name>.*?)`(?: - at `\$\.?(?P<at>[^`]*)`)?", re.DOTALL
 )
+_MISSING_FIELD = re.compile(
+    r"Object missing required field `(?P<name>[^`]*)`(?: - at `\$\.?(?P<at>[^`]*)`)?"
+)
+_QUERY_RULE = re.compile(
+    r"Expected `(?P<want>[^`]+)`(?:, got `[^`]+`)?(?: (?P<rule>[<>]=? ?-?[\d.]+))?"
+)
+_MISSING_QUERY = re.compile(r"Missing required query parameter '(?P<name>[^']+)' for path .*")
 
 
 def _message_of(request: Request[Any, Any, Any], error: dict[str, Any]) -> tuple[str, bool]:
@@ -345,6 +356,27 @@ def _message_of(request: Request[Any, Any, Any], error: dict[str, Any]) -> tuple
         allowed = f": the body's members are {', '.join(members)}" if members else ""
         where = f" in {found['at']}" if found["at"] else ""
         return f"unknown member {quoted(found['name'])}{where}{allowed}", True
+    found = _MISSING_FIELD.fullmatch(message)
+    if found is not None:
+        members = _declared_members(request) if not found["at"] else []
+        allowed = f": the body's members are {', '.join(members)}" if members else ""
+        where = f" in {found['at']}" if found["at"] else ""
+        return f"{found['name']} is missing{where}{allowed}", True
+    found = _MISSING_QUERY.fullmatch(message) or _MISSING_QUERY.fullmatch(key)
+    if found is not None:
+        return f"the query parameter {found['name']} is required", True
+    found = _QUERY_RULE.fullmatch(message)
+    if found is not None and key in request.query_params:
+        want = {"int": "a whole number", "float": "a number", "str": "text"}.get(
+            found["want"], found["want"]
+        )
+        bound = found["rule"]
+        if bound:
+            op, _, number = bound.partition(" ")
+            words = {">=": "at least", "<=": "at most", ">": "more than", "<": "less than"}
+            want += f" {words.get(op, op)} {number}"
+        sent = request.query_params.get(key)
+        return f"{key} must be {want}, not {quoted(sent)}", True
     return message, False
 
 

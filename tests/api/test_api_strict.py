@@ -200,6 +200,34 @@ def test_query_numbers_are_ascii_whole_numbers(client: TestClient[Any]) -> None:
 # ---- deep nesting -------------------------------------------------------------------------------
 
 
+def test_refusals_of_missing_and_out_of_range_values_are_in_words(
+    client: TestClient[Any],
+) -> None:
+    """A missing body member, a missing query parameter and a number out of range say so in
+    words and name the field, not in the framework's spelling ("Object missing required field
+    `move`", "Expected `int` >= 0", "Missing required query parameter 'target' for path ...")."""
+    made = create(client).json()
+    url, player = f"/v1/checks/{made['check_id']}", bearer(made["player_token"])
+    said = {
+        "move": client.post(f"{url}/moves", json={}, headers=player),
+        "target": client.get("/v1/calibrate", params={"game": "hanoy"}),
+        "after": client.get(f"{url}/events", params={"after": "-1"}, headers=player),
+        "limit": client.get(f"{url}/events", params={"limit": "0"}, headers=player),
+    }
+    expected = {
+        "move": "move is missing: the body's members are move, expected_version",
+        "target": "the query parameter target is required",
+        "after": 'after must be a whole number at least 0, not "-1"',
+        "limit": 'limit must be a whole number at least 1, not "0"',
+    }
+    for field, response in said.items():
+        body = problem(response, 400, "validation-error")
+        assert body["detail"] == expected[field] and body["field"] == field, body
+        assert "`" not in body["detail"] and "Expected" not in body["detail"]
+    wrong = problem(client.get("/v1/calibrate", params={"game": "hanoy", "target": "x"}), 400)
+    assert wrong["detail"] == 'target must be a number, not "x"'
+
+
 @pytest.mark.parametrize("with_token", [True, False])
 @pytest.mark.parametrize(
     "raw",
