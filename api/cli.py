@@ -104,7 +104,8 @@ def _create_demo_check(base: str, gm_key: str, console: Console) -> None:
     game, params, description = demo_check()
     response = httpx.post(
         f"{base}/v1/checks",
-        json={"game": game, "params": params, "label": f"Demo: {description}"},
+        # the page reads "<game> check for <label>": the label says what the check is for
+        json={"game": game, "params": params, "label": "the demo"},
         headers={"Authorization": f"Bearer {gm_key}"},
         timeout=30,
     )
@@ -119,7 +120,11 @@ def _create_demo_check(base: str, gm_key: str, console: Console) -> None:
     def link(token: str) -> str:
         return play_link(base, check["check_id"], game, token)
 
-    console.print(f"[bold]Demo check[/] ({description}): open the player's page", highlight=False)
+    console.print(
+        f"[bold]Demo check[/] ({description}): open the player's page",
+        highlight=False,
+        soft_wrap=True,  # one line however narrow the terminal, as the links below
+    )
     console.print(f"  {link(check['player_token'])}", soft_wrap=True, highlight=False)
     console.print("and, to watch it live, the spectator's page")
     console.print(f"  {link(check['spectator_token'])}", soft_wrap=True, highlight=False)

@@ -36,7 +36,7 @@ def serving(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> It
         process = subprocess.Popen(
             [sys.executable, "-m", "skillcheck.cli", "serve", *args],
             cwd=cwd,
-            env={**clean, **(env or {}), "COLUMNS": "200"},
+            env={**clean, "COLUMNS": "200", **(env or {})},
             stdout=sink,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -70,6 +70,8 @@ def test_serve_works_on_a_fresh_directory_with_no_configuration(tmp_path: Path) 
         view = httpx.get(f"http://127.0.0.1:{port}/v1/checks/{check_id}", headers=bearer(token))
         assert view.status_code == 200
         assert view.json()["status"] == "in_progress"
+        # the page reads "<game> check for <label>": not "... for Demo: Three Towers, level 9"
+        assert view.json()["label"] == "the demo"
     key_file = tmp_path / "skillcheck-gm-key.txt"
     assert (tmp_path / "skillcheck.sqlite3").exists()
     assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
