@@ -619,3 +619,14 @@ def test_an_output_file_that_cannot_be_written_is_refused_before_the_work(
     assert said in result.stderr and "Invalid value for '--" in result.stderr
     assert isinstance(result.exception, SystemExit)
     assert not missing.exists()
+
+
+def test_a_range_written_backwards_says_so() -> None:
+    result = run(["odds", "three-towers", "--level", "9..6"])
+    assert result.exit_code == 2
+    assert 'level "9..6" runs backwards: write the smaller end first (6..9)' in result.stderr
+
+
+def test_solve_refuses_a_time_budget_that_is_not_positive() -> None:
+    result = run(["solve", "hanoy", "--seed", "1", "--max-seconds", "-1"])
+    assert result.exit_code == 2 and "--max-seconds" in result.stderr

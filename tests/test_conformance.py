@@ -82,6 +82,7 @@ from skillcheck.records import GameRecord, verify
 from skillcheck.serialization import game_from_params, game_params
 from skillcheck.sessions import HINT_BOT, SessionService
 from skillcheck.solving import autoplay
+from skillcheck.terminal import item_code
 
 CASES = cases()
 NAMES = list(GAMES)
@@ -172,6 +173,22 @@ def test_parameters_of_the_wrong_type_are_refused_not_coerced(
             with pytest.raises(SkillcheckError) as caught:
                 game_from_params(name, _with(params, spec.where, value))
             assert spec.where[-1] in caught.value.message, (spec.name, value, caught.value)
+
+
+@pytest.mark.parametrize(("name", "params"), CASES)
+def test_a_deal_holding_a_card_twice_is_refused_naming_the_card(
+    name: str, params: dict[str, Any]
+) -> None:
+    """A deal typed by a person (solve --deal) with one card written twice: the refusal says
+    which card, not only "a card twice"."""
+    game = game_from_params(name, params)
+    cards = list(game.deal(3))
+    cards[1] = cards[0]
+    text = " ".join(item_code(c) for c in cards)
+    with pytest.raises(SkillcheckError) as refused:
+        game.state_from_deal(game.parse_deal(text))
+    said = refused.value.message
+    assert "twice" in said and (item_code(cards[0]) in said or cards[0].label in said), said
 
 
 @pytest.mark.parametrize(("name", "params"), CASES)

@@ -300,8 +300,12 @@ def test_no_redeal_in_the_basic_form() -> None:
     game = Tripeaks()
     state = position(game, {18: "7S"}, ["9C", "8C"])
     assert codes(state) == ["18"]  # the stock is empty: no redeal is offered
-    with pytest.raises(IllegalMoveError, match="no redeal is left"):
+    with pytest.raises(IllegalMoveError, match="this check allows no redeal"):
         state.push_code("r")
+    # with cards still in the stock too: not "the stock is not empty yet", which would say
+    # a redeal may come
+    with pytest.raises(IllegalMoveError, match="this check allows no redeal"):
+        position(game, {18: "7S"}, ["9C", "8C"], ["3D"]).push_code("r")
     state = position(game, {18: "7S", 19: "KH"}, ["9C", "5C"], ["3D"])
     assert codes(state) == ["s"]
     state.push_code("s")  # 3D: nothing fits, no stock, no redeal

@@ -23,6 +23,7 @@ __all__ = [
     "Deck",
     "deck_named",
     "register_deck",
+    "repeated",
 ]
 
 
@@ -68,6 +69,18 @@ class Deck:
             "suits": self.suits_json(),
             "cards": [self.card_json(c) for c in self.cards],
         }
+
+
+def repeated(cards: Iterable[Any]) -> list[Any]:
+    """The cards found more than once in ``cards``, each once, in the order first seen (for
+    a refusal that names them: "the deal holds the Pact twice")."""
+    seen: set[Any] = set()
+    twice: list[Any] = []
+    for item in cards:
+        if item in seen and item not in twice:
+            twice.append(item)
+        seen.add(item)
+    return twice
 
 
 DECKS: dict[str, Deck] = {}

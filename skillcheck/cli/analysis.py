@@ -86,7 +86,9 @@ def _solve_command(cls: type[Game[Any]]) -> click.Command:
             help="Give up (result unknown) after this many positions.",
         ),
         click.Option(
-            ["--max-seconds"], type=float, help="Give up (result unknown) after this long."
+            ["--max-seconds"],
+            type=click.FloatRange(min=0, min_open=True),
+            help="Give up (result unknown) after this long.",
         ),
         click.Option(
             ["--shorten/--no-shorten"],

@@ -213,6 +213,11 @@ def parse_range(text: str, name: str) -> list[int]:
             f"cannot read {name} {quoted(text)}: give a number, a range like 1..8, or a list "
             "like 2,4,6"
         ) from None
+    if not values and ".." in text:
+        raise ParseError(
+            f"{name} {quoted(text)} runs backwards: write the smaller end first "
+            f"({'..'.join(reversed(text.split('..', 1)))})"
+        )
     if not values:
         raise ParseError(f"{name} {quoted(text)} is empty: give a number, a range or a list")
     return values

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 from attrs import field, frozen
 
 from skillcheck.board import Board, Meter, MoveView, Zone
+from skillcheck.cards import repeated
 from skillcheck.cards.standard import PlayingCard, StandardSuit, parse_standard_cards
 from skillcheck.engine import (
     EndReason,
@@ -500,8 +501,9 @@ class Hanoy(Game[HanoyMove]):
                 f"{what} holds {', '.join(c.label for c in wrong)}: this game's cards are the "
                 f"{self._range_text()} of Spades"
             )
-        if len(set(cards)) != len(cards):
-            raise ParseError(f"{what} holds a card twice")
+        twice = repeated(cards)
+        if twice:
+            raise ParseError(f"{what} holds {', '.join(c.label for c in twice)} twice")
         missing = [c for c in self.card_set() if c not in set(cards)]
         if missing:
             raise ParseError(

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from attrs import field, frozen
 
 from skillcheck.board import Board, Meter, MoveView, Zone
+from skillcheck.cards import repeated
 from skillcheck.cards.decktet import NUMERALS, Card, Suit, split_codes
 from skillcheck.engine import (
     EndReason,
@@ -483,8 +484,9 @@ class ThreeTowers(Game[TowerMove]):
                 f"{what} holds {', '.join(c.label for c in bad)}: this game uses only the "
                 f"numerals 2 to {self.level}"
             )
-        if len(set(cards)) != len(cards):
-            raise ParseError(f"{what} holds a card twice")
+        twice = repeated(cards)
+        if twice:
+            raise ParseError(f"{what} holds {', '.join(c.label for c in twice)} twice")
         if not cards:
             raise ParseError(f"{what} holds no cards")
 

@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 from attrs import field, frozen
 
 from skillcheck.board import Board, Meter, MoveView, Zone
+from skillcheck.cards import repeated
 from skillcheck.cards.standard import STANDARD, PlayingCard, StandardSuit
 from skillcheck.engine import (
     EndReason,
@@ -717,9 +718,9 @@ def _read_pile(text: str, what: str) -> tuple[PlayingCard, ...]:
 
 
 def _check_all(cards: Sequence[PlayingCard], what: str) -> None:
-    if len(set(cards)) != len(cards):
-        twice = sorted({c.code for c in cards if list(cards).count(c) > 1})
-        raise ParseError(f"{what} holds {', '.join(twice)} twice")
+    twice = repeated(cards)
+    if twice:
+        raise ParseError(f"{what} holds {', '.join(c.code for c in twice)} twice")
     if len(cards) != len(STANDARD):
         missing = [c.code for c in STANDARD if c not in set(cards)]
         raise ParseError(
@@ -880,6 +881,8 @@ class TripeaksState(State[TripeaksMove]):
         if move.action == STOCK:
             return None if self._stock else "the stock is empty"
         if move.action == REDEAL:
+            if self.game.passes == 0:
+                return "this check allows no redeal: the stock is dealt through once"
             if self._stock:
                 return "the stock is not empty yet: a redeal turns the waste over once it is"
             if self._redeals_left <= 0:
