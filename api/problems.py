@@ -350,17 +350,15 @@ def _message_of(request: Request[Any, Any, Any], error: dict[str, Any]) -> tuple
         allowed = f": {key} is one of {', '.join(choices)}" if choices else ""
         sent = request.query_params.get(key, found["value"])  # as sent, not as Python wrote it
         return f"{key} {quoted(sent)} is not allowed{allowed}", True
-    found = _UNKNOWN_FIELD.fullmatch(message)
-    if found is not None:
+    for pattern in (_UNKNOWN_FIELD, _MISSING_FIELD):
+        found = pattern.fullmatch(message)
+        if found is None:
+            continue
         members = _declared_members(request) if not found["at"] else []
         allowed = f": the body's members are {', '.join(members)}" if members else ""
         where = f" in {found['at']}" if found["at"] else ""
-        return f"unknown member {quoted(found['name'])}{where}{allowed}", True
-    found = _MISSING_FIELD.fullmatch(message)
-    if found is not None:
-        members = _declared_members(request) if not found["at"] else []
-        allowed = f": the body's members are {', '.join(members)}" if members else ""
-        where = f" in {found['at']}" if found["at"] else ""
+        if pattern is _UNKNOWN_FIELD:
+            return f"unknown member {quoted(found['name'])}{where}{allowed}", True
         return f"{found['name']} is missing{where}{allowed}", True
     found = _MISSING_QUERY.fullmatch(message) or _MISSING_QUERY.fullmatch(key)
     if found is not None:
