@@ -352,11 +352,11 @@ def test_unknown_game_lists_the_games() -> None:
         (["--quota", "3"], "need a suit"),
         (["--suit", "moons", "--quota", "2"], "skill is missing"),
         (["--seed", "-1"], "a seed is a whole number"),
-        (["--move-limit", "0"], "move_limit must be from 1"),
+        (["--move-limit", "0"], "--move-limit must be from 1"),
         (["--suit", "moons", "--cards", "Author,Pact", "--level", "6", "--quota", "1"],
-         "suited_cards must be 2 different cards of Moons"),
+         "--suited-cards must be 2 different cards of Moons"),
         (["--suit", "moons", "--skill", "1", "--cards", "Author,Pact", "--quota", "1"],
-         "suited_cards must be 1 card of Moons"),
+         "--suited-cards must be 1 card of Moons"),
     ],
 )  # fmt: skip
 def test_bad_parameters_exit_2(args: list[str], message: str) -> None:

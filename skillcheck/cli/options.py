@@ -23,7 +23,7 @@ from attrs import frozen
 
 from skillcheck.cards import DECKS, Deck
 from skillcheck.engine import GAMES, Game, ParameterSpec, game_class
-from skillcheck.errors import ParseError, SkillcheckError, quoted
+from skillcheck.errors import ParameterError, ParseError, SkillcheckError, quoted
 from skillcheck.serialization import game_from_params
 from skillcheck.terminal import item_code
 
@@ -270,8 +270,19 @@ def to_flags(options: Sequence[GameOption], flat: Mapping[str, Any]) -> list[str
 
 
 def build_game(cls: type[Game[Any]], flat: Mapping[str, Any]) -> Game[Any]:
-    """The game of the flat options (library errors propagate)."""
-    game: Game[Any] = game_from_params(cls.name, cls.params_from_options(dict(flat)))
+    """The game of the flat options (library errors propagate). A refused parameter whose name
+    is not an English word (``move_limit``) is named by its option (``--move-limit``), as the
+    user typed it."""
+    try:
+        game: Game[Any] = game_from_params(cls.name, cls.params_from_options(dict(flat)))
+    except ParameterError as exc:
+        message = exc.message
+        for opt in game_options(cls):
+            if "_" in opt.spec.name:
+                message = re.sub(rf"\b{re.escape(opt.spec.name)}\b", opt.flag, message)
+        if message == exc.message:
+            raise
+        raise ParameterError(exc.parameter, message) from None
     return game
 
 
