@@ -109,6 +109,9 @@ class BoardBody(TypedDict):
     goal: str
     zones: list[ZoneBody]
     meters: list[MeterBody]
+    #: The suits (letters) the game's cards can bear when fewer than the deck's (the page's
+    #: legend lists only these); null: every suit of the deck.
+    suits: list[str] | None
 
 
 #: A legal move as a front end offers it: the zone ids it goes ``from`` and ``to`` (null for a

@@ -48,6 +48,10 @@ def _meters(value: Iterable[Meter]) -> tuple[Meter, ...]:
     return tuple(value)
 
 
+def _suits(value: Iterable[str] | None) -> tuple[str, ...] | None:
+    return None if value is None else tuple(value)
+
+
 @frozen
 class Zone:
     """One place on the table. ``cards`` lie from the covered (first placed) card to the exposed
@@ -115,6 +119,9 @@ class Board:
     meters: tuple[Meter, ...] = field(converter=_meters, factory=tuple)
     goal: str = ""
     layout: str = "rows"
+    #: The suits (their letters) the game's cards can bear, when fewer than the deck's (Tower
+    #: of Hanoy's Spades): the page's suit legend lists only these. None: every suit of the deck.
+    suits: tuple[str, ...] | None = field(default=None, converter=_suits)
 
     def __attrs_post_init__(self) -> None:
         ids = [z.id for z in self.zones]
@@ -133,6 +140,7 @@ class Board:
             "goal": self.goal,
             "zones": [z.to_dict() for z in self.zones],
             "meters": [m.to_dict() for m in self.meters],
+            "suits": None if self.suits is None else list(self.suits),
         }
 
 

@@ -549,13 +549,16 @@ function suitMark(suit) {
   return suit.symbol || suit.letter;
 }
 
-/** The deck's suits, symbol and name, always on show (touch screens show no tooltips). */
+/** The deck's suits, symbol and name, always on show (touch screens show no tooltips); only
+ *  those the game's cards can bear when the board says (`board.suits`: Hanoy's Spades). */
 function renderLegend() {
   const legend = $("legend");
-  const suits = page.cards.legend();
+  const only = page.view?.board?.suits;
+  const suits = page.cards.legend().filter((suit) => !only || only.includes(suit.letter));
   legend.hidden = !suits.length;
-  if (legend.dataset.deck === page.cards.deck) return;
-  legend.dataset.deck = page.cards.deck;
+  const key = `${page.cards.deck} ${only ? only.join("") : "*"}`;
+  if (legend.dataset.deck === key) return;
+  legend.dataset.deck = key;
   legend.replaceChildren(
     ...suits.map((suit) => {
       const item = document.createElement("li");

@@ -670,3 +670,21 @@ def test_a_six_and_a_nine_are_underlined_in_both_corners(
             assert top is not None and top < 35 and bottom > 105, face  # a 100 x 140 face
         else:
             assert face["ys"] == [], face
+
+
+def test_the_legend_names_only_the_suits_the_game_deals(
+    page: Page, server: str, new_check: NewCheck
+) -> None:
+    """Tower of Hanoy deals Spades alone: its board says so (board.suits), and the legend lists
+    Spades, not the three suits a player would look for in vain. Three Towers, whose hidden
+    cards may bear any suit, keeps the whole deck's."""
+    check = new_check(seed=2, params=GAMES["hanoy"].examples()[0], game="hanoy")
+    assert check.view()["board"]["suits"] == ["S"]
+    page.goto(check.url(server))
+    expect_check_shown(page)
+    expect(page.locator("#legend li")).to_have_text(["♠Spades"])
+    other = new_check(seed=2)
+    assert other.view()["board"]["suits"] is None
+    page.goto(other.url(server))
+    expect_check_shown(page)
+    expect(page.locator("#legend li")).to_have_count(len(DECKS["decktet"].table()["suits"]))

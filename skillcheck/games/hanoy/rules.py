@@ -361,7 +361,10 @@ class Hanoy(Game[HanoyMove]):
                       f"{observation.allowance - self.skill} (the deal's minimum) + "
                       f"{self.skill} (skill)")
             )  # fmt: skip
-        return Board(zones, tuple(meters), goal=self.goal_text())
+        # every card is a Spade: the legend names no other suit
+        return Board(
+            zones, tuple(meters), goal=self.goal_text(), suits=(StandardSuit.SPADES.letter,)
+        )
 
     def _column_marks(self, observation: HanoyObservation, height: int) -> dict[str, Any]:
         marks: dict[str, Any] = {"lead": True, "progress": f"{height} of {self.cards}"}
