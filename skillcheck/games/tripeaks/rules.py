@@ -881,7 +881,8 @@ class TripeaksState(State[TripeaksMove]):
         if move.action == STOCK:
             return None if self._stock else "the stock is empty"
         if move.action == REDEAL:
-            if self.game.passes == 0:
+            if self.game.passes == 0 and self._redeals_left <= 0:
+                # (a position may carry redeals of its own: only the refusal's words change)
                 return "this check allows no redeal: the stock is dealt through once"
             if self._stock:
                 return "the stock is not empty yet: a redeal turns the waste over once it is"
