@@ -119,8 +119,8 @@ class Board:
     meters: tuple[Meter, ...] = field(converter=_meters, factory=tuple)
     goal: str = ""
     layout: str = "rows"
-    #: The suits (their letters) the game's cards can bear, when fewer than the deck's (Tower
-    #: of Hanoy's Spades): the page's suit legend lists only these. None: every suit of the deck.
+    #: The suits (their letters) the game's cards can bear, when fewer than the deck's (a game
+    #: dealt in one suit): the page's suit legend lists only these. None: every suit of the deck.
     suits: tuple[str, ...] | None = field(default=None, converter=_suits)
 
     def __attrs_post_init__(self) -> None:

@@ -550,7 +550,7 @@ function suitMark(suit) {
 }
 
 /** The deck's suits, symbol and name, always on show (touch screens show no tooltips); only
- *  those the game's cards can bear when the board says (`board.suits`: Hanoy's Spades). */
+ *  those the game's cards can bear when the board says (`board.suits`). */
 function renderLegend() {
   const legend = $("legend");
   const only = page.view?.board?.suits;
