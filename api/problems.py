@@ -330,7 +330,7 @@ _MISSING_FIELD = re.compile(
     r"Object missing required field `(?P<name>[^`]*)`(?: - at `\$\.?(?P<at>[^`]*)`)?"
 )
 _QUERY_RULE = re.compile(
-    r"Expected `(?P<want>[^`]+)`(?:, got `[^`]+`)?(?: (?P<rule>[<>]=? ?-?[\d.]+))?"
+    r"Expected `(?P<want>[^`]+)`(?:, got `[^`]+`)?(?: (?P<rule>[<>]= -?[\d.]+))?"
 )
 _MISSING_QUERY = re.compile(r"Missing required query parameter '(?P<name>[^']+)' for path .*")
 
@@ -365,14 +365,11 @@ def _message_of(request: Request[Any, Any, Any], error: dict[str, Any]) -> tuple
         return f"the query parameter {found['name']} is required", True
     found = _QUERY_RULE.fullmatch(message)
     if found is not None and key in request.query_params:
-        want = {"int": "a whole number", "float": "a number", "str": "text"}.get(
-            found["want"], found["want"]
-        )
-        bound = found["rule"]
-        if bound:
-            op, _, number = bound.partition(" ")
-            words = {">=": "at least", "<=": "at most", ">": "more than", "<": "less than"}
-            want += f" {words.get(op, op)} {number}"
+        from api.strict import rule_words, words_for_type  # (api.strict imports this module)
+
+        want = words_for_type(found["want"])
+        if found["rule"]:
+            want += f" {rule_words(found['rule'])}"
         sent = request.query_params.get(key)
         return f"{key} must be {want}, not {quoted(sent)}", True
     return message, False

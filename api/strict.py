@@ -176,12 +176,13 @@ _RULE = re.compile(r"Expected `[^`]+` (?P<rule>.+?)(?: - at `\$\.?(?P<at>[^`]*)`
 _RULE_WORDS = (
     (re.compile(r"of length <= (\d+)"), r"at most \1 characters long"),
     (re.compile(r"of length >= (\d+)"), r"at least \1 characters long"),
-    (re.compile(r"<= (-?\d+)"), r"at most \1"),
-    (re.compile(r">= (-?\d+)"), r"at least \1"),
+    (re.compile(r"<= (-?\d+(?:\.\d+)?)"), r"at most \1"),
+    (re.compile(r">= (-?\d+(?:\.\d+)?)"), r"at least \1"),
 )
 
 
-def _rule_words(rule: str) -> str:
+def rule_words(rule: str) -> str:
+    """msgspec's rule (``>= 0``, ``of length <= 200``) in words (``at least 0``)."""
     if rule.startswith("matching regex") and TEXT_PATTERN in rule.replace("\\\\", "\\"):
         return "text without control characters (tab and newline are allowed)"
     for pattern, words in _RULE_WORDS:
@@ -227,7 +228,7 @@ def _check_body(raw: bytes, annotation: Any, optional: bool) -> None:
             raise ApiProblem(
                 422,
                 "invalid-parameter",
-                f"{at} must be {_rule_words(rule['rule'])}",
+                f"{at} must be {rule_words(rule['rule'])}",
                 field=at,
             ) from None
         at = found["at"] or "body"
