@@ -67,6 +67,15 @@ def _gm_digest(token: str, settings: Settings) -> str | None:
     return found
 
 
+def _nobodys_token(more: str = "") -> ApiProblem:
+    """401 for a token that is no GM key and no check's token (made up, mistyped, re-issued)."""
+    return ApiProblem(
+        401,
+        "unauthorized",
+        f"this token is not valid: it is no GM key and no check's player or spectator token{more}",
+    )
+
+
 def gm_key_digest(request: Request[Any, Any, Any], settings: Settings, store: SqlCheckStore) -> str:
     """The SHA-256 of the GM key in the request: 401 without a token or with one that is
     nobody's, 403 for a check's player or spectator token."""
@@ -75,12 +84,7 @@ def gm_key_digest(request: Request[Any, Any, Any], settings: Settings, store: Sq
     if digest is not None:
         return digest
     if not store.token_known(sha256_hex(token)):
-        raise ApiProblem(
-            401,
-            "unauthorized",
-            "this token is not valid: it is no GM key and no check's player or spectator "
-            "token; this endpoint needs a GM key (SKILLCHECK_GM_KEYS)",
-        )
+        raise _nobodys_token("; this endpoint needs a GM key (SKILLCHECK_GM_KEYS)")
     raise ApiProblem(
         403,
         "forbidden",
@@ -118,11 +122,7 @@ def check_role(
             return Role.SPECTATOR
     if gm is None and not store.token_known(sha256_hex(token)):
         # No GM key and no check's token: saying so tells nothing about which checks exist.
-        raise ApiProblem(
-            401,
-            "unauthorized",
-            "this token is not valid: it is no GM key and no check's player or spectator token",
-        )
+        raise _nobodys_token()
     raise ApiProblem(
         404,
         "check-not-found",

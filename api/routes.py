@@ -641,8 +641,9 @@ class ChecksController(Controller):
         ),
     ) -> ChecksPage:
         """GM key only: the checks created with this GM key (never another GM's), newest
-        first, as summaries. A player or spectator token gets 403, no token 401; a cursor this
-        server did not write gets 422 ``invalid-cursor`` (well-formed text, a refused value)."""
+        first, as summaries. A player or spectator token gets 403; no token, or one that is
+        nobody's, 401; a cursor this server did not write gets 422 ``invalid-cursor``
+        (well-formed text, a refused value)."""
         rt = _runtime(request)
         gm = gm_key_digest(request, rt.settings, rt.store)
         try:
