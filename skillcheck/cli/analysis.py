@@ -105,10 +105,9 @@ def _solve_command(cls: type[Game[Any]]) -> click.Command:
         deal_text: str | None, seed: int | None, max_states: int, max_seconds: float | None,
         shorten: bool, as_json: bool, **kwargs: Any,
     ) -> None:  # fmt: skip
-        with library_errors():
-            flat = read_options(options, kwargs)
         frontend = frontend_for(cls)
         with library_errors():
+            flat = read_options(options, kwargs)
             if deal_text is not None:
                 if seed is not None:
                     raise ParseError("give either --deal or --seed, not both")

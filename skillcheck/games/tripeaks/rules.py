@@ -485,7 +485,7 @@ class Tripeaks(Game[TripeaksMove]):
         if self.redeals:
             parts.append(counted(self.redeals, "redeal"))
         if self.wild:
-            parts.append(f"{self.wild} wild 2{'s' if self.wild > 1 else ''}")
+            parts.append(counted(self.wild, "wild 2"))
         if self.empty_waste:
             parts.append("empty waste")
         if self.target is not None:
@@ -859,14 +859,16 @@ class TripeaksState(State[TripeaksMove]):
             if not 0 <= position < POSITIONS:
                 return f"there is no position {position}: the peaks are numbered 0 to 27"
             card = self._tableau[position]
-            place = f"{place_words(position)} (position {position})"
             if card is None:
-                return f"no card is left at {place}: it is already on the waste"
+                return (
+                    f"no card is left at {place_words(position)} (position {position}): it is "
+                    "already on the waste"
+                )
             covering = [j for j in COVERED_BY[position] if self._tableau[j] is not None]
             if covering:
                 over = " and ".join(map(str, covering))
                 return (
-                    f"the card at {place} is not free: "
+                    f"the card at {place_words(position)} (position {position}) is not free: "
                     + (f"the cards at positions {over} still cover it" if len(covering) > 1
                        else f"the card at position {over} still covers it")
                 )  # fmt: skip
