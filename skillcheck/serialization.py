@@ -41,21 +41,30 @@ def _card_parser(deck: Deck) -> Callable[[Any, Any], Any]:
     return structure
 
 
-def _strict(kind: type, words: str) -> Callable[[Any, Any], Any]:
+#: Python's type names in cattrs' messages → words for people.
+_TYPE_WORDS = {
+    "int": "a whole number",
+    "float": "a number",
+    "str": "text",
+    "bool": "true or false",
+    "None": "null",
+}
+
+
+def _strict(kind: type) -> Callable[[Any, Any], Any]:
     """Structure only values already of ``kind``: cattrs would turn "7" into 7 and true into
     1 (``int(value)``), and an edge must not coerce silently."""
 
     def structure(value: Any, _type: Any) -> Any:
         if type(value) is kind or (kind is float and type(value) is int):
             return value
-        raise ValueError(f"{quoted(value)} is not {words}")
+        raise ValueError(f"{quoted(value)} is not {_TYPE_WORDS[kind.__name__]}")
 
     return structure
 
 
-for _kind, _words in ((int, "a whole number"), (str, "text"), (bool, "true or false")):
-    converter.register_structure_hook(_kind, _strict(_kind, _words))
-converter.register_structure_hook(float, _strict(float, "a number"))
+for _kind in (int, float, str, bool):
+    converter.register_structure_hook(_kind, _strict(_kind))
 
 for _deck in DECKS.values():  # every deck's cards travel as their codes
     converter.register_unstructure_hook(_deck.card_type, _card_code)
@@ -98,9 +107,6 @@ def game_from_params(name: str, params: dict[str, Any]) -> Any:
         raise ParameterError(
             "params", f"invalid parameters for {name}: {detail} (parameters: {allowed})"
         ) from None
-
-
-_TYPE_WORDS = {"int": "a whole number", "str": "text", "None": "null", "bool": "true or false"}
 
 
 def structure_problems(exc: BaseException, whole: str = "the object") -> str:
