@@ -387,6 +387,20 @@ def test_bad_cards_name_the_option_and_exit_2(command: str, cards: str, message:
     assert isinstance(result.exception, SystemExit)  # a message, not an uncaught error
 
 
+@pytest.mark.parametrize("command", ["deal", "odds"])
+def test_bad_cards_name_the_alias_that_was_typed(command: str) -> None:
+    """A value given as ``--cards`` is blamed on ``--cards``, not on the name it stands for; the
+    two given together are refused, not one silently dropped."""
+    base = [command, "three-towers", "--suit", "moons", "--quota", "2"]
+    result = run([*base, "--cards", ""], input="")
+    assert result.exit_code == 2, result.output
+    assert "--cards is empty: give cards" in result.stderr
+    assert "--suited-cards" not in result.stderr
+    result = run([*base, "--cards", "Author", "--suited-cards", "Forest"], input="")
+    assert result.exit_code == 2, result.output
+    assert "--suited-cards and --cards name the same parameter: give one" in result.stderr
+
+
 def test_gm_cards_build_the_deck() -> None:
     args = ["--suit", "moons", "--cards", "Author,Forest", "--quota", "2", "--level", "5"]
     result = run(["deal", "three-towers", *args, "--seed", "9", "--json"])

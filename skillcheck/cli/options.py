@@ -68,6 +68,23 @@ class GameOption:
     def off_flag(self) -> str:
         return "--no-" + self.flag[2:]
 
+    def alias_dest(self, alias: str) -> str:
+        """The keyword click passes an alias's value under (each alias is an option of its own,
+        so that a message names the option that was typed)."""
+        return self.dest + "__" + re.sub(r"\W", "_", alias.lstrip("-"))
+
+    def pop(self, kwargs: dict[str, Any]) -> tuple[str, Any] | None:
+        """``(the option typed, its value)`` removed from ``kwargs``; None if not given. Both a
+        name and its alias given is a :class:`ParseError`."""
+        given = [(self.flag, kwargs.pop(self.dest, None))]
+        given += [(alias, kwargs.pop(self.alias_dest(alias), None)) for alias in self.flags[1:]]
+        given = [(flag, value) for flag, value in given if value is not None]
+        if len(given) > 1:
+            raise ParseError(
+                f"{' and '.join(flag for flag, _ in given)} name the same parameter: give one"
+            )
+        return given[0] if given else None
+
     @property
     def usage(self) -> str:
         """The option as ``skillcheck games`` lists it: ``--level``, ``--wrap/--no-wrap``."""
@@ -147,12 +164,15 @@ def click_options(options: Sequence[GameOption], *, ranges: bool = False) -> lis
                 click.Option([f"{opt.flag}/{opt.off_flag}", opt.dest], default=None, help=text)
             )
         elif spec.kind == "int" and not ranges:
-            params.append(click.Option([*opt.flags, opt.dest], type=int, metavar="N", help=text))
+            params.append(click.Option([opt.flag, opt.dest], type=int, metavar="N", help=text))
         else:
             metavar = {"int": "N|A..B|A,B", "choice": "NAME", "cards": "CARDS"}[spec.kind]
             if ranges and spec.kind == "choice":
                 metavar = "NAME[,NAME]"
-            params.append(click.Option([*opt.flags, opt.dest], metavar=metavar, help=text))
+            params.append(click.Option([opt.flag, opt.dest], metavar=metavar, help=text))
+        for alias in opt.flags[1:]:
+            same = f"The same as {opt.flag}."
+            params.append(click.Option([alias, opt.alias_dest(alias)], metavar=metavar, help=same))
     return params
 
 
@@ -192,11 +212,12 @@ def read_options(options: Sequence[GameOption], kwargs: dict[str, Any]) -> dict[
     """The flat game options given (removed from ``kwargs``), by parameter name."""
     flat: dict[str, Any] = {}
     for opt in options:
-        value = kwargs.pop(opt.dest, None)
-        if value is None:
+        given = opt.pop(kwargs)
+        if given is None:
             continue
+        flag, value = given
         cards = opt.spec.kind == "cards"
-        flat[opt.spec.name] = read_cards(opt.spec, value, opt.flag) if cards else value
+        flat[opt.spec.name] = read_cards(opt.spec, value, flag) if cards else value
     return flat
 
 
@@ -231,9 +252,10 @@ def read_values(
     fixed: dict[str, Any] = {}
     axes: dict[str, list[Any]] = {}
     for opt in options:
-        spec, value = opt.spec, kwargs.pop(opt.dest, None)
-        if value is None:
+        spec, given = opt.spec, opt.pop(kwargs)
+        if given is None:
             continue
+        flag, value = given
         values: list[Any]
         if spec.kind == "int":
             values = parse_range(str(value), spec.name)
@@ -242,7 +264,7 @@ def read_values(
             if not values:
                 raise ParseError(f"{spec.name} {quoted(value)} is empty: give one or more names")
         elif spec.kind == "cards":
-            values = [read_cards(spec, value, opt.flag)]
+            values = [read_cards(spec, value, flag)]
         else:
             values = [value]
         values = list(dict.fromkeys(values)) if spec.kind != "cards" else values
