@@ -52,14 +52,15 @@ K = TypeVar("K")
 
 
 def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval for a binomial proportion (95 % by default)."""
+    """The Wilson score interval for a binomial proportion (95 % by default); it always holds
+    the observed rate (rounding could put an end a hair past it)."""
     if trials <= 0:
         return 0.0, 1.0
     p = successes / trials
     denominator = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
 
 
 def pyplot() -> Any:

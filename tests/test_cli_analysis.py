@@ -126,6 +126,17 @@ def test_odds_prints_a_table_and_writes_files(tmp_path: Path) -> None:
     assert again.stdout == result.stdout  # reproducible with the same seed
 
 
+def test_odds_plots_a_line_whose_cells_are_all_won(tmp_path: Path) -> None:
+    """A cell won in every deal (its interval's high end exactly its rate) plots as a line with
+    error bars; it used to end in matplotlib's "'yerr' must not contain negative values"."""
+    png = tmp_path / "line.png"
+    result = run(["odds", "hanoy", "--cards", "5", "--skill", "2", "--deals", "10",
+                  "--bot", "perfect", "--png", str(png)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "100.0 %" in result.stdout
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
 def test_odds_standard_table_per_level() -> None:
     result = run(["odds", "three-towers", "--level", "3..4", "--spaces", "3", "--deals", "5",
                   "--bot", "perfect", "--workers", "1"])  # fmt: skip

@@ -7,6 +7,8 @@ import json
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from skillcheck import ThreeTowers
 from skillcheck.errors import ParameterError
@@ -22,6 +24,15 @@ def test_wilson_interval_known_values() -> None:
     assert low == pytest.approx(0.4902, abs=1e-3) and high == pytest.approx(0.9433, abs=1e-3)
     assert wilson_interval(0, 20)[0] == 0.0 and wilson_interval(20, 20)[1] == 1.0
     assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+@given(st.integers(1, 100_000).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))))
+def test_wilson_interval_holds_the_rate(counts: tuple[int, int]) -> None:
+    """The interval always holds the observed rate and stays within 0..1 (10 of 10 once gave a
+    high end of 0.9999999999999999, below the rate, and a plot's error bar crashed on it)."""
+    successes, trials = counts
+    low, high = wilson_interval(successes, trials)
+    assert 0.0 <= low <= successes / trials <= high <= 1.0
 
 
 def test_deal_seeds_are_reproducible_and_distinct() -> None:
