@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from _pytest.mark.structures import ParameterSet
+from click.testing import CliRunner
 
 from skillcheck.cli import main
 
