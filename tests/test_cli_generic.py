@@ -139,6 +139,22 @@ def test_deal_json_replays(name: str, index: int) -> None:
     assert human.exit_code == 0 and game.describe() in human.stdout
 
 
+@pytest.mark.parametrize(("name", "index"), CASES)
+def test_the_printed_names_line_pastes_into_solve(name: str, index: int) -> None:
+    """`deal` says its names line "can be pasted wherever cards are read": `solve --deal` reads
+    it back as the same deal (it used to split "2 of Spades" into three words)."""
+    game, flags = example(name, index)
+    human = run(["deal", name, *flags, "--seed", str(SEED)])
+    assert human.exit_code == 0, human.output
+    names = human.stdout.strip().splitlines()[-1]
+    result = run(["solve", name, *flags, "--deal", names, "--json", "--max-states", "1"])
+    if game.solver() is None:
+        assert "has no solver" in result.stderr
+        return
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["deal"] == [c.code for c in game.deal(SEED)]
+
+
 def _replays_to_a_win(game: Game[Any], deal: Sequence[str], codes: Sequence[str]) -> bool:
     state = parse_deal(game, deal)
     for code in codes:

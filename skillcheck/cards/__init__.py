@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from attrs import frozen
 
-from skillcheck.errors import UnknownDeckError, quoted
+from skillcheck.errors import UnknownCardError, UnknownDeckError, quoted
 
 __all__ = [
     "DECKS",
@@ -56,10 +56,32 @@ class Deck:
     code_help: str
 
     def parse_all(self, items: str | Iterable[Any]) -> tuple[Any, ...]:
-        """Cards from codes separated by spaces or commas, or from an iterable of codes."""
-        if isinstance(items, str):
-            items = items.replace(",", " ").split()
-        return tuple(self.parse(item) for item in items)
+        """Cards from a string or from an iterable of names or codes.
+
+        In a string, items are separated by commas (``"2 of Spades, 7S"``, the line ``skillcheck
+        deal`` prints) or by spaces (``"2S 7S"``): each comma-separated part is one card if it
+        reads as one (a name may hold spaces), else its words are cards. A blank part is
+        skipped. An unknown card's error names the word at fault, or the whole part when its
+        first word is no card (a misspelt name: "Jack of Diamnds")."""
+        if not isinstance(items, str):
+            return tuple(self.parse(item) for item in items)
+        cards: list[Any] = []
+        for part in (p.strip() for p in items.split(",")):
+            if not part:
+                continue
+            try:
+                cards.append(self.parse(part))
+                continue
+            except UnknownCardError as whole:
+                words = part.split()
+                if len(words) == 1:
+                    raise
+                try:
+                    cards.append(self.parse(words[0]))
+                except UnknownCardError:
+                    raise whole from None
+            cards.extend(self.parse(word) for word in words[1:])
+        return tuple(cards)
 
     def table(self) -> dict[str, Any]:
         """The whole deck as plain data: ``{"deck", "title", "suits", "cards"}``."""

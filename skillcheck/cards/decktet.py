@@ -290,18 +290,8 @@ def split_codes(run: str) -> list[str]:
 
 def parse_cards(items: str | Iterable[str | Card]) -> tuple[Card, ...]:
     """Cards from a string — names or codes separated by commas, or codes separated by spaces
-    (``"2MK 3MW"``) — or from an iterable of names or codes."""
-    if isinstance(items, str):
-        if "," in items or not items.strip():
-            parts: Iterable[str | Card] = [p for p in items.split(",") if p.strip()]
-        else:
-            try:
-                return (Card.parse(items),)  # one card, perhaps a name with spaces
-            except UnknownCardError:
-                parts = items.split()
-    else:
-        parts = items
-    return tuple(Card.parse(p) for p in parts)
+    (``"2MK 3MW"``) — or from an iterable of names or codes (:meth:`Deck.parse_all`)."""
+    return DECKTET_DECK.parse_all(items)
 
 
 def _rank_json(c: Card) -> str | None:

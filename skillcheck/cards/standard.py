@@ -354,24 +354,10 @@ def _other_deck_hint(text: object) -> str | None:
 
 
 def parse_standard_cards(items: str | Iterable[str | PlayingCard]) -> tuple[PlayingCard, ...]:
-    """Cards from codes or names separated by commas or spaces, or from an iterable of them.
-
-    ``"AS 10H KD"``, ``"AS, TH,kd"`` and ``"ace of spades, 10 of hearts"`` all work: each
-    comma-separated part is read as one card if it is one, else split on spaces.
-    """
-    if not isinstance(items, str):
-        return tuple(PlayingCard.parse(item) for item in items)
-    cards: list[PlayingCard] = []
-    for part in items.split(","):
-        if not part.strip():
-            continue
-        try:
-            cards.append(PlayingCard.parse(part))
-        except UnknownCardError:
-            if " of " in _normalise(part):
-                raise  # a name: the whole name's error says more than its first word's
-            cards.extend(PlayingCard.parse(word) for word in part.split())
-    return tuple(cards)
+    """Cards from codes or names separated by commas or spaces, or from an iterable of them
+    (:meth:`Deck.parse_all <skillcheck.cards.Deck.parse_all>`): ``"AS 10H KD"``, ``"AS,
+    TH,kd"`` and ``"ace of spades, 10 of hearts"`` all work."""
+    return STANDARD_DECK.parse_all(items)
 
 
 def _card_json(c: PlayingCard) -> dict[str, Any]:

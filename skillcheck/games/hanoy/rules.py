@@ -475,7 +475,8 @@ class Hanoy(Game[HanoyMove]):
 
     def _parse_cards(self, text: str) -> list[PlayingCard]:
         found: list[PlayingCard] = []
-        for item in text.replace(",", " ").split():
+        for item in text.split(",") if "," in text else text.split():
+            item = item.strip()
             rank = _CHAR_RANKS.get(item.upper(), 10 if item == "10" else None)
             if rank is None:
                 try:

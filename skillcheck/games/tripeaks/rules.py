@@ -29,7 +29,7 @@ from attrs import field, frozen
 
 from skillcheck.board import Board, Meter, MoveView, Zone
 from skillcheck.cards import repeated
-from skillcheck.cards.standard import STANDARD, PlayingCard, StandardSuit
+from skillcheck.cards.standard import STANDARD, STANDARD_DECK, PlayingCard, StandardSuit
 from skillcheck.engine import (
     EndReason,
     Game,
@@ -644,9 +644,12 @@ class Tripeaks(Game[TripeaksMove]):
         return TripeaksMove.parse(code)
 
     def parse_deal(self, text: str) -> tuple[PlayingCard, ...]:
-        """52 card codes separated by spaces or commas (``AS 10H KD ...``) in :attr:`deal_order`."""
-        items = str(text).replace(",", " ").split()
-        cards = _read_cards(items, "the deal")
+        """52 cards in :attr:`deal_order`: codes separated by spaces (``AS 10H KD ...``), or
+        codes or names separated by commas (``Ace of Spades, 10 of Hearts, ...``)."""
+        try:
+            cards = STANDARD_DECK.parse_all(str(text))
+        except UnknownCardError as exc:
+            raise ParseError(f"cannot read a card of the deal: {exc}") from None
         _check_all(cards, "the deal")
         return cards
 
