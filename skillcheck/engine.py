@@ -507,7 +507,7 @@ class State(ABC, Generic[MoveT]):
 
         Won in substance: the deal hid cards, all of them are now seen (so finding the line
         needs nothing the player lacks: the chance is over), and the solver proves a win within
-        ``max_states`` positions. A game without hidden cards (a puzzle such as Tower of Hanoy)
+        ``max_states`` positions, by a line that fits the move limit. A game without hidden cards (a puzzle such as Tower of Hanoy)
         is never finished for the player: the finding is the check. Generic, so no game restates
         a rule for it; deterministic, since the budget is in positions."""
         if self._outcome is not None or self.hidden_codes():
@@ -520,6 +520,9 @@ class State(ABC, Generic[MoveT]):
         solution = solver.solve(self, max_states=max_states)
         if solution.result != "win":
             return None
+        limit = self.game.move_limit
+        if limit is not None and self.moves_made + len(solution.moves) > limit:
+            return None  # the line found would break the move limit: the player plays on
         return tuple(solution.moves)
 
     def _evaluate(self) -> Outcome | None:

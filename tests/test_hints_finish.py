@@ -160,6 +160,32 @@ def test_a_game_that_hides_nothing_is_never_finished_for_the_player() -> None:
         service.finish(created.check_id)
 
 
+def test_a_finish_that_would_break_the_move_limit_is_not_offered() -> None:
+    """Every card is seen and the win is proved, but the proved line is longer than the moves
+    the limit leaves: finishing would end the check lost at the limit, so it is not offered and
+    a finish asked for anyway changes nothing (it used to be offered, then refused as "the check
+    is over" while the check stayed in progress)."""
+    opening = "d2 d3 d3 d5 d2 d1 d1 d4".split()
+    unlimited = make_game(GAME, level=4).new_state(0)
+    for code in opening:
+        unlimited.push_code(code)
+    line = unlimited.finishing_line()
+    assert line is not None and len(line) > 40 - len(opening)
+    service = SessionService()
+    created = service.create(GAME, {"level": 4, "move_limit": 40}, seed=0)
+    view = created.view
+    for code in opening:
+        view = service.move(created.check_id, code)
+    assert view.can_finish is False and view.status is CheckStatus.IN_PROGRESS
+    with pytest.raises(CannotFinishError):
+        service.finish(created.check_id, expected_version=view.version)
+    assert service.view(created.check_id).version == view.version
+    roomy = make_game(GAME, level=4, move_limit=len(opening) + len(line)).new_state(0)
+    for code in opening:
+        roomy.push_code(code)
+    assert roomy.finishing_line() == line  # a limit the line fits leaves it offered
+
+
 def test_a_cancelled_check_cannot_be_finished() -> None:
     service = SessionService()
     created = service.create(GAME, {}, seed=1)
