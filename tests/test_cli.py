@@ -644,3 +644,18 @@ def test_a_range_written_backwards_says_so() -> None:
 def test_solve_refuses_a_time_budget_that_is_not_positive() -> None:
     result = run(["solve", "hanoy", "--seed", "1", "--max-seconds", "-1"])
     assert result.exit_code == 2 and "--max-seconds" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["solve", "three-towers", "--seed", "1", "--max-states", "-5"],
+        ["solve", "three-towers", "--seed", "1", "--max-states", "0"],
+        ["odds", "hanoy", "--deals", "2", "--workers", "1", "--solver-states", "0"],
+    ],
+)
+def test_a_position_budget_must_be_positive(args: list[str]) -> None:
+    """A budget of no positions used to be taken and answered "unknown" (or every deal lost)."""
+    result = run(args)
+    assert result.exit_code == 2
+    assert "is not in the range x>=1" in result.stderr and args[-2] in result.stderr

@@ -80,7 +80,7 @@ def _solve_command(cls: type[Game[Any]]) -> click.Command:
         click.Option(["--seed"], type=int, help="Solve the deal of this seed (with the options)."),
         click.Option(
             ["--max-states"],
-            type=int,
+            type=click.IntRange(min=1),
             default=2_000_000,
             show_default=True,
             help="Give up (result unknown) after this many positions.",
@@ -450,7 +450,7 @@ def _odds_command(cls: type[Game[Any]]) -> click.Command:
         click.Option(["--workers"], type=int, help="Worker processes (default: one per core)."),
         click.Option(
             ["--solver-states"],
-            type=int,
+            type=click.IntRange(min=1),
             default=PERFECT_PLAY_STATES,
             show_default=True,
             help="Perfect play: positions per deal before a deal counts as undecided.",
