@@ -85,6 +85,11 @@ def test_solve_by_seed_and_human_output() -> None:
         (["--deal", "Author,Bogus"], 'unknown card "Bogus"'),
         (["--deal", "Author", "--quota", "2"], "--quota needs --suit"),
         (["--deal", "Author", "--seed", "3"], "either --deal or --seed"),
+        (["--deal", "Author,Desert,Origin", "--suit", "moons", "--quota", "1", "--skill", "2"],
+         "--skill 2 does not match the deal: the deal holds 1 card of Moons"),
+        (["--deal", "Author,Desert,Origin", "--suit", "moons", "--quota", "1", "--cards", "Pact"],
+         "the suited cards given do not match the deal: the deal holds 1 card of Moons (the "
+         "Author)"),
     ],
 )
 def test_solve_bad_input(args: list[str], message: str) -> None:

@@ -206,11 +206,33 @@ def game_from_deal(cls: type[ThreeTowers], options: Mapping[str, Any], text: str
     params["level"] = level if level is not None else max(int(c.rank) for c in numerals if c.rank)
     suit, quota = options.get("suit"), options.get("quota")
     if suit is not None and quota is not None:
-        chosen = [c for c in cards if c.bears(Suit.parse(suit))]
+        the_suit = Suit.parse(suit)
+        chosen = [c for c in cards if c.bears(the_suit)]
+        _deal_agrees(options, chosen, the_suit)
         return cls.from_options(suit=suit, quota=quota, suited_cards=chosen or None, **params)
     if quota is not None:
         raise ParseError("--quota needs --suit: the quota is a height of one suit's tower")
     return cls.from_options(suit=suit, **params)
+
+
+def _deal_agrees(options: Mapping[str, Any], chosen: Sequence[Card], suit: Suit) -> None:
+    """A quota check's skill and suited cards are the deal's: a ``--skill`` or
+    ``--suited-cards`` given beside the deal must say the same, or it is refused (it used to be
+    dropped without a word)."""
+    held = f"the deal holds {counted(len(chosen), f'card of {suit.title}')}"
+    skill = options.get("skill")
+    if skill is not None and skill != len(chosen):
+        raise ParseError(
+            f"--skill {skill} does not match the deal: {held}, and the deal sets the skill "
+            f"(give --skill {len(chosen)} or leave it out)"
+        )
+    given = options.get("suited_cards")
+    if given is not None and set(parse_cards(given)) != set(chosen):
+        names = ", ".join(c.name for c in chosen) or "none"
+        raise ParseError(
+            f"the suited cards given do not match the deal: {held} ({names}), and the deal "
+            "sets them (leave them out)"
+        )
 
 
 class ThreeTowersFrontend(Frontend):
