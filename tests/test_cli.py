@@ -254,6 +254,22 @@ def test_help_shows_rules_and_commands() -> None:
     assert "concede the check" in out
 
 
+@pytest.mark.parametrize("columns", ["60", "80"])
+def test_a_long_help_line_wraps_under_its_own_meaning(columns: str) -> None:
+    """The keys' meanings wrap in their own column: no line of the help's list starts back at
+    the panel's edge (the finish line was hand-wrapped for one width and broke at others)."""
+    result = CliRunner().invoke(
+        main, ["play", "three-towers", "--seed", "3"], input=lines("h"),
+        env={**TERMINAL, "COLUMNS": columns},
+    )  # fmt: skip
+    text = result.stdout
+    listing = text[text.index("At the prompt, type:") : text.index("End of input (Ctrl-D)")]
+    rows = [line.strip("│").rstrip() for line in listing.splitlines()[1:]]
+    rows = [row for row in rows if row]  # (the last is the start of the "End of input" line)
+    assert rows and all(row.startswith("   ") for row in rows), rows
+    assert "once every card is seen and the win is sure" in flat(text)
+
+
 def test_end_of_input_quits_without_a_traceback() -> None:
     result = run(["play", "three-towers", "--seed", "5"], input="")
     assert result.exit_code == 0

@@ -15,13 +15,16 @@ from typing import Any, TextIO
 
 import click
 from attrs import frozen
-from rich.console import Console, RenderableType
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
 from rich.panel import Panel
+from rich.table import Table
 from rich.text import Text
 
 from skillcheck.engine import Game, Move, State, UndoPolicy
 from skillcheck.errors import ParseError, SkillcheckError, quoted
 from skillcheck.terminal import Frontend
+from skillcheck.words import counted
 
 from .common import fail, outcome_panel
 
@@ -125,32 +128,32 @@ def read_command(text: str, game: Game[Any], state: State[Any], moves: Sequence[
     return Command("move", coded)
 
 
-def prompt_help(game: Game[Any], frontend: Frontend, state: State[Any]) -> str:
-    """What may be typed at the prompt, with a move code of this position as the example."""
-    lines = [
-        "At the prompt, type:",
-        "  1, 2, ...  a move from the list (#12 when 12 is also a move code)",
-    ]
-    observation = state.observation()
+def prompt_help(game: Game[Any], frontend: Frontend, state: State[Any]) -> RenderableType:
+    """What may be typed at the prompt, with a move code of this position as the example: a
+    table, so that a long line wraps under its own meaning at any width."""
+    keys = Table.grid(padding=(0, 2))
+    keys.add_column(no_wrap=True)
+    keys.add_column()
+    keys.add_row("1, 2, ...", "a move from the list (#12 when 12 is also a move code)")
     example = next(iter(state.legal_moves), None)
     if example is not None:
-        words = frontend.describe_move(game, observation, example).plain
-        lines.append(f"  {example.code:<10} a move code, as the list shows it: {words}")
+        words = frontend.describe_move(game, state.observation(), example).plain
+        keys.add_row(example.code, f"a move code, as the list shows it: {words}")
     else:
-        lines.append("  CODE       a move code, as the list shows it")
+        keys.add_row("CODE", "a move code, as the list shows it")
     undo_note = {
         UndoPolicy.OFF: " (switched off for this check)",
         UndoPolicy.SAFE: " (only a move that turned up no hidden card)",
     }.get(game.undo_policy, "")
-    lines += [
-        f"  u          undo the last move{undo_note}",
-        "  f          finish a won check for you (once every card is seen and the win is",
-        "             certain; only then)",
-        "  c or q     concede the check (asks first)",
-        "  h          this help",
-        "End of input (Ctrl-D) or Ctrl-C concedes at once.",
-    ]
-    return "\n".join(lines)
+    keys.add_row("u", f"undo the last move{undo_note}")
+    keys.add_row("f", "finish a won check for you (once every card is seen and the win is sure)")
+    keys.add_row("c or q", "concede the check (asks first)")
+    keys.add_row("h", "this help")
+    return Group(
+        Text("At the prompt, type:"),
+        Padding(keys, (0, 0, 0, 2)),
+        Text("End of input (Ctrl-D) or Ctrl-C concedes at once."),
+    )
 
 
 class _Player:
@@ -249,7 +252,7 @@ def play_check(
             notice = Text(f"✗ {command.error}", style="red")
         elif command.action == "help":
             notice = Panel(
-                Text(f"{frontend.rules(game)}\n\n{prompt_help(game, frontend, state)}"),
+                Group(Text(frontend.rules(game) + "\n"), prompt_help(game, frontend, state)),
                 title="Help",
                 title_align="left",
                 border_style="dim",
@@ -258,7 +261,8 @@ def play_check(
             if finish:
                 for move in finish:
                     state.push(move)
-                ended_by = f"Finished for you in {len(finish)} moves: the win was certain."
+                done = counted(len(finish), "move")
+                ended_by = f"Finished for you in {done}: the win was certain."
             else:
                 notice = Text(
                     "✗ nothing to finish yet: a check is finished for you only once every card "
