@@ -113,6 +113,17 @@ def test_extending_a_grid_plays_only_the_missing_deals_and_equals_playing_them_a
     assert played[-1] == 2 * 4  # two cells × deals 2..5 (ceiling 2..3, casual 3..5), not 5
 
 
+def test_the_listing_shows_every_grid_name_whole_at_80_columns() -> None:
+    """Grid names are what a reader tells apart (quota-moons-level-9 from -level-6); the listing
+    cut them to "quota-moons-lev…" at 80 columns."""
+    result = CliRunner().invoke(main, ["odds-tables"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    for name in GAMES:
+        for grid in gm_odds_of(name).grids:
+            assert grid.name in result.output, grid.name
+    assert "<game>.json" in result.output
+
+
 def test_the_command_regenerates_a_game_with_progress(tmp_path: Path) -> None:
     log = tmp_path / "progress.log"
     result = CliRunner().invoke(main, [
@@ -132,5 +143,8 @@ def test_the_command_regenerates_a_game_with_progress(tmp_path: Path) -> None:
     assert any("check 63/63" in line for line in lines)
     listing = CliRunner().invoke(main, ["odds-tables", "--game", "hanoy", "--out", str(tmp_path)])
     assert listing.exit_code == 0 and "check" in listing.output
+    assert "(not generated)" not in listing.output
+    empty = CliRunner().invoke(main, ["odds-tables", "--game", "hanoy", "--out", str(log)])
+    assert "(not generated)" in empty.output
     bad = CliRunner().invoke(main, ["odds-tables", "--regenerate", "--deals", "lucky=3"])
     assert bad.exit_code == 2 and "careful, casual, ceiling" in bad.output

@@ -646,17 +646,23 @@ def odds_tables(
         if workers is not None and workers < 1:
             raise ParseError(f"workers {workers} is not allowed: give at least 1")
         if not regenerate:
-            listing = Table(title="Shipped odds tables", title_justify="left")
-            for column in ("game", "grid", "cells", "deals per profile", "file"):
-                listing.add_column(column)
+            folder = out or DATA_DIR
+            listing = Table(
+                title="Shipped odds tables", title_justify="left",
+                caption=f"A game's tables are in {folder}/<game>.json.", caption_justify="left",
+            )  # fmt: skip
+            listing.add_column("game", no_wrap=True)
+            listing.add_column("grid", no_wrap=True)  # a grid's name is what a reader tells apart
+            listing.add_column("cells", justify="right")
+            listing.add_column("deals per profile")
             for name in chosen:
-                path = (out or DATA_DIR) / f"{name}.json"
+                missing = not (folder / f"{name}.json").exists()
                 for grid in gm_odds_of(name).grids:
-                    listing.add_row(
-                        name, grid.name, str(len(grid_cells(name, grid))),
-                        ", ".join(f"{p} {n}" for p, n in {**grid.deals, **override}.items() if n),
-                        str(path) if path.exists() else "(not generated)",
-                    )  # fmt: skip
+                    deals = ", ".join(
+                        f"{p} {n}" for p, n in {**grid.deals, **override}.items() if n
+                    )
+                    cells = str(len(grid_cells(name, grid)))
+                    listing.add_row(name, grid.name, cells, deals + " (not generated)" * missing)
             stdout().print(listing)
             return
         started = time.monotonic()
