@@ -144,7 +144,9 @@ def test_the_command_regenerates_a_game_with_progress(tmp_path: Path) -> None:
     listing = CliRunner().invoke(main, ["odds-tables", "--game", "hanoy", "--out", str(tmp_path)])
     assert listing.exit_code == 0 and "check" in listing.output
     assert "(not generated)" not in listing.output
-    empty = CliRunner().invoke(main, ["odds-tables", "--game", "hanoy", "--out", str(log)])
+    nowhere = tmp_path / "empty"
+    nowhere.mkdir()
+    empty = CliRunner().invoke(main, ["odds-tables", "--game", "hanoy", "--out", str(nowhere)])
     assert "(not generated)" in empty.output
     bad = CliRunner().invoke(main, ["odds-tables", "--regenerate", "--deals", "lucky=3"])
     assert bad.exit_code == 2 and "careful, casual, ceiling" in bad.output
