@@ -126,8 +126,12 @@ def test_the_command_computes_with_progress_when_asked_for_deals() -> None:
             "--workers", "1", "--json"]  # fmt: skip
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["source"] == "computed" and [c["deals"] for c in data["choices"]] == [2, 2]
+    # Not a terminal (a log, a pipe): progress is plain lines, the first at once, then the end.
+    progress = result.stderr.splitlines()
+    assert progress[0].startswith("playing deals: ") and " s)" in progress[0]
+    assert progress[-1].startswith("playing deals: 4/4 (100 %, ")
     refused = CliRunner().invoke(main, ["calibrate", "hanoy", "--target", "2", "--skill", "2"])
     assert refused.exit_code == 2 and "from 0 to 1" in refused.output
 

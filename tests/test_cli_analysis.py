@@ -117,6 +117,7 @@ def test_odds_prints_a_table_and_writes_files(tmp_path: Path) -> None:
     ])  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "perfect" in result.stdout and "fast" in result.stdout and "%" in result.stdout
+    assert "playing deals: " in result.stderr and "(100 %, " in result.stderr  # plain progress
     data = json.loads(json_path.read_text())
     cells = {(c["params"]["skill"], c["params"]["quota"]) for c in data["cells"]}
     assert cells == {(2, 1), (3, 1), (3, 3)}  # quota 3 above skill 2 is left out

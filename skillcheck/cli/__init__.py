@@ -24,6 +24,7 @@ import click
 
 from skillcheck import __version__
 from skillcheck.engine import GAMES, Game
+from skillcheck.words import possessive
 
 from .analysis import autoplay, calibrate_group, odds, odds_tables, solve
 from .commands import deal, deck, games, play, verify_command
@@ -43,7 +44,7 @@ def _game_group(cls: type[Game[Any]]) -> click.Group | None:
         cls.name,
         commands=commands,
         help=f"{cls.title}: the game's own commands.",
-        short_help=f"{cls.title}'s own commands.",
+        short_help=f"{possessive(cls.title)} own commands.",
     )
 
 

@@ -33,7 +33,7 @@ from skillcheck.serialization import game_params
 from skillcheck.solving import autoplay as run_bot
 from skillcheck.solving import make_bot
 from skillcheck.terminal import frontend_for, item_code
-from skillcheck.words import counted
+from skillcheck.words import counted, possessive
 
 from .commands import first_examples, option_names
 from .common import (
@@ -42,6 +42,7 @@ from .common import (
     library_errors,
     outcome_panel,
     print_json,
+    progress_bar,
     stderr,
     stdout,
     write_file,
@@ -476,7 +477,6 @@ def _odds_command(cls: type[Game[Any]]) -> click.Command:
     ) -> None:  # fmt: skip
         from concurrent.futures import ProcessPoolExecutor
 
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
         with library_errors():
             given_fixed, given_axes = read_values(options, kwargs)
@@ -506,16 +506,7 @@ def _odds_command(cls: type[Game[Any]]) -> click.Command:
                     )  # fmt: skip
                 pyplot()
             _check_cells(cls.name, fixed, axes)
-            progress = Progress(
-                "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                TimeRemainingColumn(), console=stderr(), transient=True,
-            )  # fmt: skip
-            with progress, ProcessPoolExecutor(max_workers=workers) as pool:
-                task = progress.add_task("playing deals", total=None)
-
-                def update(done: int, total: int) -> None:
-                    progress.update(task, completed=done, total=total)
-
+            with progress_bar("playing deals") as update, ProcessPoolExecutor(workers) as pool:
                 table = odds_table(
                     cls.name, fixed, axes, methods=methods,
                     deals=deals if deals is not None else 200, seed=seed, executor=pool,
@@ -629,8 +620,6 @@ def odds_tables(
     import time
     from concurrent.futures import ProcessPoolExecutor
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
     from skillcheck.engine import GAMES
     from skillcheck.profiles import gm_odds_of
     from skillcheck.tables import DATA_DIR, generate, grid_cells
@@ -658,11 +647,12 @@ def odds_tables(
             for name in chosen:
                 missing = not (folder / f"{name}.json").exists()
                 for grid in gm_odds_of(name).grids:
-                    deals = ", ".join(
+                    per_profile = ", ".join(
                         f"{p} {n}" for p, n in {**grid.deals, **override}.items() if n
                     )
                     cells = str(len(grid_cells(name, grid)))
-                    listing.add_row(name, grid.name, cells, deals + " (not generated)" * missing)
+                    shown = per_profile + " (not generated)" * missing
+                    listing.add_row(name, grid.name, cells, shown)
             stdout().print(listing)
             return
         started = time.monotonic()
@@ -673,28 +663,23 @@ def odds_tables(
                 with log_path.open("a", encoding="utf-8") as handle:
                     handle.write(f"{time.strftime('%H:%M:%S')} {line}\n")
 
-        progress = Progress(
-            "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-            TimeRemainingColumn(), console=stderr(), transient=True,
-        )  # fmt: skip
-        with progress, ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
             for name in chosen:
-                task = progress.add_task(name, total=None)
+                with progress_bar(name) as show:
 
-                def update(grid: str, done: int, total: int, task: Any = task) -> None:
-                    progress.update(task, completed=done, total=total, description=grid)
-                    now = time.monotonic()
-                    if done == total or now - last_logged[0] >= 30:
-                        last_logged[0] = now
-                        log(f"{grid} {done}/{total} ({now - started:.0f} s)")
+                    def update(grid: str, done: int, total: int, show: Any = show) -> None:
+                        show(done, total, description=grid)
+                        now = time.monotonic()
+                        if done == total or now - last_logged[0] >= 30:
+                            last_logged[0] = now
+                            log(f"{grid} {done}/{total} ({now - started:.0f} s)")
 
-                log(f"{name}: start")
-                generate(
-                    name, deals=override, executor=pool, progress=update, out=out,
-                    extend=extend,
-                )  # fmt: skip
+                    log(f"{name}: start")
+                    generate(
+                        name, deals=override, executor=pool, progress=update, out=out,
+                        extend=extend,
+                    )  # fmt: skip
                 log(f"{name}: written ({time.monotonic() - started:.0f} s)")
-                progress.remove_task(task)
                 stderr().print(f"{name}: written")
 
 
@@ -796,8 +781,6 @@ def _calibrate_command(cls: type[Game[Any]]) -> click.Command:
     ) -> None:  # fmt: skip
         from concurrent.futures import ProcessPoolExecutor
 
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
         from skillcheck.calibrate import calibrate, plan, shipped_choices
 
         with library_errors():
@@ -811,17 +794,7 @@ def _calibrate_command(cls: type[Game[Any]]) -> click.Command:
             if deals is None and shipped_choices(chosen) is not None:
                 result = calibrate(cls.name, target, profile, fixed)
             else:
-                progress = Progress(
-                    "[progress.description]{task.description}", BarColumn(),
-                    MofNCompleteColumn(), TimeRemainingColumn(), console=stderr(),
-                    transient=True,
-                )  # fmt: skip
-                with progress, ProcessPoolExecutor(max_workers=workers) as pool:
-                    task = progress.add_task("playing deals", total=None)
-
-                    def update(done: int, total: int) -> None:
-                        progress.update(task, completed=done, total=total)
-
+                with progress_bar("playing deals") as update, ProcessPoolExecutor(workers) as pool:
                     result = calibrate(
                         cls.name, target, profile, fixed, deals=deals or 200, seed=seed,
                         executor=pool, progress=update,
@@ -832,10 +805,10 @@ def _calibrate_command(cls: type[Game[Any]]) -> click.Command:
         print_calibration(cls, result, fixed)
 
     text = (
-        f"Which value of {cls.title}'s difficulty parameter gives the wanted chance (--target) "
-        "for a player (--profile), the other options fixed: every value's odds in plain words, "
-        "the closest marked. The shipped tables answer at once; other options are played "
-        "(progress on stderr)."
+        f"Which value of {possessive(cls.title)} difficulty parameter gives the wanted chance "
+        "(--target) for a player (--profile), the other options fixed: every value's odds in "
+        "plain words, the closest marked. The shipped tables answer at once; other options "
+        "are played (progress on stderr)."
     )
     return GameCommand(
         cls.name,

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 import os
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
@@ -31,6 +33,47 @@ def stdout() -> Console:
 
 def stderr() -> Console:
     return Console(stderr=True, highlight=False)
+
+
+#: How often, in seconds, progress is written as a plain line when stderr is not a terminal.
+PLAIN_PROGRESS_SECONDS = 10.0
+
+
+@contextmanager
+def progress_bar(description: str) -> Iterator[Callable[..., None]]:
+    """Progress of long work on stderr, as ``update(done, total, description=None)``: rich's
+    bar on a terminal; elsewhere (a log, a CI job, a pipe) a plain line at once and then at most
+    every :data:`PLAIN_PROGRESS_SECONDS` and at the end, so a long run never looks dead."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    console = stderr()
+    if console.is_terminal:
+        progress = Progress(
+            "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+            TimeRemainingColumn(), console=console, transient=True,
+        )  # fmt: skip
+        with progress:
+            task = progress.add_task(description, total=None)
+
+            def bar(done: int, total: int, description: str | None = None) -> None:
+                progress.update(task, completed=done, total=total)
+                if description is not None:
+                    progress.update(task, description=description)
+
+            yield bar
+        return
+    started, last, title = time.monotonic(), [-math.inf], description
+
+    def line(done: int, total: int, description: str | None = None) -> None:
+        now = time.monotonic()
+        if done < total and now - last[0] < PLAIN_PROGRESS_SECONDS:
+            return
+        last[0] = now
+        share = f"{100 * done // total} %, " if total else ""
+        what = description or title
+        console.print(f"{what}: {done}/{total} ({share}{now - started:.0f} s)", soft_wrap=True)
+
+    yield line
 
 
 def fail(message: str, status: int = EXIT_ERROR) -> NoReturn:
