@@ -104,6 +104,17 @@ def click_create(page: Page) -> None:
     page.click("#create-check")
 
 
+def create_with_label(page: Page, base: str, label: str) -> str:
+    """Sign in, create the form's check with ``label``, and give the new check's id (read from
+    the player's link the page shows)."""
+    sign_in(page, base)
+    page.fill("#check-label", label)
+    click_create(page)
+    expect(page.locator("#created")).to_be_visible()
+    link = page.locator("#created .link[data-role='player'] input").input_value()
+    return link.split("/play/")[1].split("?")[0]
+
+
 def line_for(database: Path, check_id: str) -> list[str]:
     """The solver's winning line for the check's deal, read from the server's database (a test
     may; the page never sees the seed before the end). Empty if the deal cannot be won."""
@@ -253,16 +264,7 @@ def test_cancel_filter_and_watch_from_the_list(
         errors: list[str] = []
         gm.on("pageerror", lambda error: errors.append(str(error)))
         gm.on("dialog", lambda dialog: dialog.accept())
-        sign_in(gm, base)
-        gm.fill("#check-label", "Bram climbs the wall")
-        click_create(gm)
-        expect(gm.locator("#created")).to_be_visible()
-        check_id = (
-            gm.locator("#created .link[data-role='player'] input")
-            .input_value()
-            .split("/play/")[1]
-            .split("?")[0]
-        )
+        check_id = create_with_label(gm, base, "Bram climbs the wall")
         item = gm.locator(f"li[data-check='{check_id}']")
         # Filters: the label filter hides what does not match, the status filter too.
         gm.fill("#filter-label", "bram")
@@ -443,16 +445,7 @@ def test_a_tampered_record_does_not_match(browser: Any, gm_server: tuple[str, Pa
     try:
         gm = context.new_page()
         gm.on("dialog", lambda dialog: dialog.accept())
-        sign_in(gm, base)
-        gm.fill("#check-label", "A tampered record")
-        click_create(gm)
-        expect(gm.locator("#created")).to_be_visible()
-        check_id = (
-            gm.locator("#created .link[data-role='player'] input")
-            .input_value()
-            .split("/play/")[1]
-            .split("?")[0]
-        )
+        check_id = create_with_label(gm, base, "A tampered record")
         cancelled = httpx.post(
             f"{base}/v1/checks/{check_id}/cancel",
             json={"reason": "test"},
