@@ -13,9 +13,12 @@ no game repeats that logic.
 
 from __future__ import annotations
 
+import difflib
+import functools
+import typing
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 
 import attrs
 from attrs import frozen
@@ -24,6 +27,7 @@ from skillcheck.board import Board, MoveView
 from skillcheck.errors import (
     GameOverError,
     IllegalMoveError,
+    NotAMoveError,
     ParameterError,
     UndoError,
     quoted,
@@ -115,11 +119,13 @@ class ParameterSpec:
 
     def __attrs_post_init__(self) -> None:
         if self.kind not in PARAMETER_KINDS:
-            raise ValueError(f"parameter kind {self.kind!r}: the kinds are {PARAMETER_KINDS}")
+            raise ValueError(
+                f"parameter kind {quoted(self.kind)}: the kinds are {', '.join(PARAMETER_KINDS)}"
+            )
         if self.kind == "choice" and not self.choices:
-            raise ValueError(f"choice parameter {self.name!r} needs its choices")
+            raise ValueError(f"choice parameter {quoted(self.name)} needs its choices")
         if self.kind == "cards" and self.deck is None:
-            raise ValueError(f"cards parameter {self.name!r} needs the deck it names")
+            raise ValueError(f"cards parameter {quoted(self.name)} needs the deck it names")
 
     @property
     def where(self) -> tuple[str, ...]:
@@ -159,6 +165,23 @@ class Game(ABC, Generic[MoveT]):
     #: converter reads ``True``/``False`` of old records as full/off), and the move limit.
     undo: UndoPolicy
     move_limit: int | None
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
+        """Refuse keyword parameters the game does not take (``make_game("hanoy", colour=1)``,
+        ``game.evolve(foo=1)``, ``ThreeTowers.quota_check(..., colour=1)``) with a
+        :class:`ParameterError` naming them and the game's parameters, before the attrs
+        ``__init__`` would raise a bare ``TypeError``."""
+        names = _init_names(cls)
+        if names is not None and not set(kwargs) <= set(names):
+            nested = {s.name: s.where[0] for s in cls.parameters() if len(s.where) > 1}
+            _refuse_unknown(cls.name, kwargs, names, "parameter", nested)
+        return super().__new__(cls)
+
+    @classmethod
+    def move_type(cls) -> type[Move]:
+        """The class of this game's moves: the argument of the ``Game[...]`` it subclasses
+        (:meth:`State.push` refuses anything else)."""
+        return _move_type(cls)
 
     @abstractmethod
     def deal(self, seed: int) -> tuple[Any, ...]:
@@ -212,10 +235,19 @@ class Game(ABC, Generic[MoveT]):
         first is the demo and the CLI's example; the conformance suite runs them all."""
 
     @classmethod
+    def refuse_unknown_options(cls, options: Mapping[str, Any]) -> None:
+        """Raise :class:`ParameterError` if ``options`` names an option that is none of the
+        game's parameters (``{"card": 5}`` for ``cards``), naming it and the options."""
+        _refuse_unknown(cls.name, options, [spec.name for spec in cls.parameters()], "option")
+
+    @classmethod
     def params_from_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
         """The game's parameters from flat options as a CLI or a form gives them (one entry per
         :class:`ParameterSpec`, ``None`` for an option not given): each value is placed at its
-        spec's ``path``. Games whose parameters depend on each other override this."""
+        spec's ``path``. An option that is no parameter of the game is refused
+        (:meth:`refuse_unknown_options`). Games whose parameters depend on each other override
+        this."""
+        cls.refuse_unknown_options(options)
         params: dict[str, Any] = {}
         for spec in cls.parameters():
             value = options.get(spec.name)
@@ -302,7 +334,8 @@ class LegalMoves(Generic[MoveT]):
         return self._state._generate_moves()
 
     def __contains__(self, move: object) -> bool:
-        return isinstance(move, Move) and self._state.is_legal(move)  # type: ignore[arg-type]
+        state = self._state
+        return isinstance(move, state.game.move_type()) and state.is_legal(move)  # type: ignore[arg-type]
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
@@ -417,14 +450,49 @@ class State(ABC, Generic[MoveT]):
         return self._outcome is not None
 
     def is_legal(self, move: MoveT) -> bool:
+        """Whether ``move`` (a move of this game) may be made now; anything that is not a move
+        of this game raises :class:`NotAMoveError`, as :meth:`push` does."""
+        self._require_move(move, "is_legal")
         return self._outcome is None and self._move_error(move) is None
+
+    def _require_move(self, move: object, action: str) -> None:
+        """Raise :class:`NotAMoveError` unless ``move`` is a move of this game."""
+        game = self.game
+        if isinstance(move, game.move_type()):
+            return
+        wanted = f"{action} takes {_a(game.title)} move"
+        if isinstance(move, str):
+            written = quoted(move)
+            hint = (
+                f"play a move written as text with push_code({written})"
+                if action == "push"
+                else f"read it first with game.parse_move({written})"
+            )
+            message = f"{wanted}, not the text {written}: {hint}"
+        elif isinstance(move, Move):
+            owner = next(
+                (f"{_a(cls.title)} move" for cls in GAMES.values()
+                 if isinstance(move, cls.move_type())),
+                "a move of another game",
+            )  # fmt: skip
+            message = f"{wanted}, not {owner} ({quoted(move.code)})"
+        else:
+            message = (
+                f"{wanted} (one of state.legal_moves, or game.parse_move(code)), not {_given(move)}"
+            )
+        raise NotAMoveError(move, message)
 
     def _require_in_progress(self, action: str) -> None:
         if self._outcome is not None:
             raise GameOverError(f"cannot {action}: the check is over ({self._outcome.summary})")
 
     def push(self, move: MoveT) -> None:
-        """Make a move; an illegal move raises :class:`IllegalMoveError` and changes nothing."""
+        """Make a move; an illegal move raises :class:`IllegalMoveError` and changes nothing.
+
+        ``move`` is a move of this game (from :attr:`legal_moves` or ``game.parse_move``), as
+        in python-chess: text goes to :meth:`push_code`. Text, another game's move or any
+        other value raises :class:`NotAMoveError` (a ``TypeError``) and changes nothing."""
+        self._require_move(move, "push")
         self._require_in_progress("move")
         error = self._move_error(move)
         if error is not None:
@@ -507,9 +575,10 @@ class State(ABC, Generic[MoveT]):
 
         Won in substance: the deal hid cards, all of them are now seen (so finding the line
         needs nothing the player lacks: the chance is over), and the solver proves a win within
-        ``max_states`` positions, by a line that fits the move limit. A game without hidden cards (a puzzle such as Tower of Hanoy)
-        is never finished for the player: the finding is the check. Generic, so no game restates
-        a rule for it; deterministic, since the budget is in positions."""
+        ``max_states`` positions, by a line that fits the move limit. A game without hidden
+        cards (a puzzle such as Tower of Hanoy) is never finished for the player: the finding is
+        the check. Generic, so no game restates a rule for it; deterministic, since the budget
+        is in positions."""
         if self._outcome is not None or self.hidden_codes():
             return None
         if not self.initial_position().hidden_codes():
@@ -597,18 +666,103 @@ Validator = Callable[[Any, Any, Any], None]
 
 
 def int_in_range(name: str, low: int, high: int, *, optional: bool = False) -> Validator:
-    """An attrs validator that raises :class:`ParameterError` naming the allowed range."""
+    """An attrs validator that raises :class:`ParameterError` naming the allowed range, and
+    saying that a whole number is needed when given something else (``9.0``, ``"9"``,
+    ``true``)."""
 
     def check(_instance: Any, _attribute: Any, value: Any) -> None:
         if optional and value is None:
             return
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        if isinstance(value, bool) or not isinstance(value, int):
+            left_out = " or left out" if optional else ""
+            raise ParameterError(
+                name,
+                f"{name} {quoted(value)} is not allowed: {name} must be a whole number from "
+                f"{low} to {high}{left_out}{_not_whole(value)}",
+            )
+        if not low <= value <= high:
             raise ParameterError(
                 name,
                 f"{name} {quoted(value)} is not allowed: {name} must be from {low} to {high}",
             )
 
     return check
+
+
+def _not_whole(value: Any) -> str:
+    """What a value given for a whole number is instead, in words (``, not text``)."""
+    if isinstance(value, bool):
+        return ", not true or false"
+    if isinstance(value, str):
+        return ", not text"
+    if isinstance(value, float) and value.is_integer():
+        return ", written without a decimal point"
+    return ""
+
+
+def _a(name: str) -> str:
+    """``a Three Towers``, ``an Ivory Tower``: a name with its article."""
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+def _given(value: object) -> str:
+    """A value a caller gave, as a message says it: in JSON's spelling when it is plain data,
+    else in words (never a Python class name)."""
+    if value is None or isinstance(value, bool | int | float | str | list | tuple | dict):
+        return quoted(value)
+    return "a value of another kind"
+
+
+def _refuse_unknown(
+    game: str,
+    given: Iterable[str],
+    known: Sequence[str],
+    what: str,
+    nested: Mapping[str, str] | None = None,
+) -> None:
+    """Raise :class:`ParameterError` if ``given`` holds names that are not ``known``: ``unknown
+    option "card": the options of hanoy are cards, ... (did you mean "cards"?)``. ``nested``
+    maps a name that belongs inside another parameter to that parameter's name."""
+    unknown = [str(name) for name in given if name not in known]
+    if not unknown:
+        return
+    names = [quoted(name) for name in unknown]
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    notes = []
+    for name in unknown:
+        inside = (nested or {}).get(name)
+        near = difflib.get_close_matches(name, known, n=1)
+        if inside is not None:
+            notes.append(f"{quoted(name)} goes inside {inside}")
+        elif near:
+            whose = "" if len(unknown) == 1 else f" for {quoted(name)}"
+            notes.append(f"did you mean {quoted(near[0])}{whose}?")
+    note = f" ({'; '.join(notes)})" if notes else ""
+    plural = what if len(unknown) == 1 else f"{what}s"
+    raise ParameterError(
+        unknown[0],
+        f"unknown {plural} {listed}: the {what}s of {game} are {', '.join(known)}{note}",
+    )
+
+
+@functools.cache
+def _init_names(cls: type) -> tuple[str, ...] | None:
+    """The keyword parameters an attrs class's ``__init__`` takes, in order (None if the class
+    is not an attrs class: nothing is refused then)."""
+    if not attrs.has(cls):
+        return None
+    return tuple(f.alias for f in attrs.fields(cls) if f.init)
+
+
+@functools.cache
+def _move_type(cls: type) -> type[Move]:
+    for klass in cls.__mro__:
+        for base in getattr(klass, "__orig_bases__", ()):
+            if typing.get_origin(base) is Game:
+                (argument,) = typing.get_args(base)
+                if isinstance(argument, type) and issubclass(argument, Move):
+                    return argument
+    return Move
 
 
 def is_bool(name: str) -> Validator:

@@ -3,8 +3,12 @@
 Two families, as in python-chess: a :class:`ParseError` means the *text* was malformed or named
 something that does not exist (a card, a suit, a move code); a :class:`RuleError` means the text
 was understood but the rules forbid it. :class:`ParameterError` covers game parameters outside
-their allowed ranges. Every error has a stable ``code`` (used by the API for problem+json types)
-and a message that names what was wrong and what is allowed. A rejected call changes nothing.
+their allowed ranges, and names a game does not take. A value of the wrong kind handed to a
+method that takes one of the library's own objects (``state.push("d1")``: text, another game's
+move, ``None``) is a :class:`NotAMoveError`, which is also a ``TypeError``: a mistake in the calling
+code, neither text to parse nor a move the rules forbid (text goes to ``state.push_code``). Every
+error has a stable ``code`` (used by the API for problem+json types) and a message that names
+what was wrong and what is allowed. A rejected call changes nothing.
 
 A message quotes what it was given with :func:`quoted`: spelt as JSON (``false``, ``null``,
 ``"moons"``), so that an API client reads the value it sent, and cut short when long, so that a
@@ -123,6 +127,19 @@ class IllegalMoveError(RuleError):
         super().__init__(reason)
         self.move = move
         self.reason = reason
+
+
+class NotAMoveError(SkillcheckError, TypeError):
+    """``State.push`` or ``State.is_legal`` given something that is not a move of the state's
+    game: text (which ``State.push_code`` reads), another game's move, ``None`` or any other
+    value. Not a :class:`RuleError` (no rule was asked) nor a :class:`ParseError` (no text was
+    read): the calling code passed the wrong kind of value."""
+
+    code = "not-a-move"
+
+    def __init__(self, value: object, message: str) -> None:
+        super().__init__(message)
+        self.value = value
 
 
 class GameOverError(RuleError):

@@ -85,10 +85,13 @@ def deal_seeds(seed: int, count: int) -> list[int]:
 
 
 def game_from_options(name: str, options: Mapping[str, Any]) -> Game[Any]:
-    """A game from flat options (a CLI's, a query string's, an odds cell's)."""
+    """A game from flat options (a CLI's, a query string's, an odds cell's). An option that is
+    none of the game's parameters (``{"card": 5}`` for ``cards``) is refused with a
+    :class:`ParameterError` naming it and the game's options, never dropped."""
     from skillcheck.serialization import game_from_params
 
     cls = game_class(name)
+    cls.refuse_unknown_options(options)
     game: Game[Any] = game_from_params(name, cls.params_from_options(options))
     return game
 

@@ -22,6 +22,8 @@ from skillcheck.outcome import UNDO, EndReason, Outcome, Tier, Tiers
 __all__ = ["RECORD_FORMAT", "GameRecord", "verify"]
 
 RECORD_FORMAT = "skillcheck-record/1"
+#: The longest outcome summary a mismatch message quotes whole (summaries are a sentence).
+SUMMARY_QUOTE_LIMIT = 300
 #: The search budget verify() spends re-proving an "unwinnable" ending.
 UNWINNABLE_PROOF_STATES = 5_000_000
 
@@ -226,5 +228,5 @@ def _describe(outcome: Outcome | None) -> str:
         return "a check still in progress"
     return (
         f"{outcome.status.value} ({outcome.reason.value}, degree {outcome.degree}): "
-        f"{outcome.summary!r}"
+        f"{quoted(outcome.summary, limit=SUMMARY_QUOTE_LIMIT)}"
     )

@@ -7,11 +7,15 @@ type) registers them on :data:`converter` in its own module.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import enum
+import types
+import typing
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
 import cattrs
+from cattrs.v import format_exception
 
 from skillcheck.cards import DECKS, Deck
 from skillcheck.errors import ParameterError, SkillcheckError, quoted
@@ -93,6 +97,13 @@ def game_from_params(name: str, params: dict[str, Any]) -> Any:
     Raises :class:`ParameterError` (or another domain error) naming what was wrong.
     """
     cls = game_class(name)
+    if not isinstance(params, Mapping):
+        allowed = ", ".join(f.name for f in attrs.fields(cls) if f.init)
+        raise ParameterError(
+            "params",
+            f"the parameters of {name} must be a JSON object (its members among {allowed}), "
+            f"not {quoted(params)}",
+        )
     try:
         return converter.structure(params, cls)
     except Exception as exc:
@@ -115,7 +126,7 @@ def structure_problems(exc: BaseException, whole: str = "the object") -> str:
     if not isinstance(exc, cattrs.BaseValidationError):
         return str(exc)
     said = []
-    for line in cattrs.transform_error(exc):
+    for line in cattrs.transform_error(exc, format_exception=_problem):
         text, _, where = line.rpartition(" @ ")
         name = where.removeprefix("$").removeprefix(".") or whole
         if text == "required field missing":
@@ -123,12 +134,53 @@ def structure_problems(exc: BaseException, whole: str = "the object") -> str:
         elif text.startswith("extra fields found"):
             extra = text.removeprefix("extra fields found").strip(" ()")
             said.append(f"{name} has members it does not take: {extra}")
-        elif text.startswith("invalid value for type, expected "):
-            expected = text.removeprefix("invalid value for type, expected ").split(" | ")
-            said.append(f"{name} must be {' or '.join(_TYPE_WORDS.get(t, t) for t in expected)}")
+        elif text.startswith(_EXPECTED):
+            said.append(f"{name} must be {text.removeprefix(_EXPECTED)}")
         else:
             said.append(f"{name}: {text}")
     return "; ".join(said)
+
+
+#: How :func:`_problem` says what a value should have been (``must be`` follows in the message).
+_EXPECTED = "expected: "
+
+
+def _problem(exc: BaseException, kind: Any) -> str:
+    """cattrs' account of one wrong value, with the expected kind in words (``one of "won",
+    "lost"``, ``an object``) instead of Python's type names (``skillcheck.outcome.Status``,
+    ``expected a mapping``)."""
+    if isinstance(exc, cattrs.ForbiddenExtraKeysError | KeyError):
+        return format_exception(exc, kind)
+    if kind is not None and isinstance(exc, ValueError | TypeError | AttributeError):
+        return f"{_EXPECTED}{_kind_words(kind)}"
+    if isinstance(exc, AttributeError) or (
+        isinstance(exc, TypeError) and str(exc).endswith("is not iterable")
+    ):
+        return f"{_EXPECTED}an object"
+    if isinstance(exc, ValueError | TypeError):
+        return "invalid value"
+    return format_exception(exc, kind)
+
+
+def _kind_words(kind: Any) -> str:
+    """A type as words for people: ``Tier | None`` is ``one of "critical_success", ... or
+    null``; ``int`` ``a whole number``; a mapping or an attrs class ``an object``."""
+    if kind is None or kind is type(None):
+        return "null"
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):
+        parts = [_kind_words(k) for k in typing.get_args(kind)]
+        return " or ".join(parts)
+    if isinstance(kind, type) and issubclass(kind, enum.Enum):
+        return f"one of {', '.join(quoted(member.value) for member in kind)}"
+    origin = typing.get_origin(kind) or kind
+    if isinstance(origin, type):
+        if origin.__name__ in _TYPE_WORDS:
+            return _TYPE_WORDS[origin.__name__]
+        if issubclass(origin, Mapping) or attrs.has(origin):
+            return "an object"
+        if issubclass(origin, tuple | list):
+            return "a list"
+    return "a value of another kind"
 
 
 def _field_names(cls: type) -> set[str]:

@@ -78,6 +78,7 @@ from skillcheck.engine import (
     Tiers,
     UndoPolicy,
 )
+from skillcheck.errors import NotAMoveError
 from skillcheck.records import GameRecord, verify
 from skillcheck.serialization import game_from_params, game_params
 from skillcheck.sessions import HINT_BOT, SessionService
@@ -324,6 +325,48 @@ def test_malformed_and_reserved_codes_raise_parse_errors(name: str, params: dict
         with pytest.raises((ParseError, RuleError)):
             state.push_code(word)
         assert state.code() == before and state.history == ()
+
+
+@pytest.mark.parametrize(("name", "params"), CASES)
+def test_push_takes_a_move_of_its_game(name: str, params: dict[str, Any]) -> None:
+    """As in python-chess, ``push`` takes a move and ``push_code`` text: a legal move's code,
+    another game's move, None or a number given to ``push`` (or ``is_legal``) raise
+    NotAMoveError, a TypeError and neither a RuleError nor a ParseError, saying what was given
+    in plain words (text is pointed to push_code), and change nothing."""
+    game = build(name, params)
+    state = game.new_state(0)
+    legal = next(iter(state.legal_moves))
+    others = [
+        next(iter(game_class(other)().new_state(0).legal_moves)) for other in NAMES if other != name
+    ]
+    before = (state.code(), state.history, state.observation())
+    for wrong in [legal.code, None, 3, ["d1"], object(), *others]:
+        for action in (state.push, state.is_legal):
+            with pytest.raises(NotAMoveError) as refused:
+                action(wrong)
+            error = refused.value
+            assert isinstance(error, TypeError) and isinstance(error, SkillcheckError)
+            assert not isinstance(error, RuleError | ParseError)
+            message = error.message
+            takes = rf"{action.__name__} takes an? {re.escape(game.title)} move\b"
+            assert re.match(takes, message), message
+            assert not re.search(r"\b(None|object at)\b|'|\w+Move\b", message), message
+        assert wrong not in state.legal_moves
+        assert (state.code(), state.history, state.observation()) == before
+    with pytest.raises(NotAMoveError) as text:
+        state.push(legal.code)
+    assert f'push_code("{legal.code}")' in text.value.message, text.value.message
+    for other in others:
+        with pytest.raises(NotAMoveError) as foreign:
+            state.push(other)
+        owner = next(
+            GAMES[n].title for n in NAMES if n != name and isinstance(other, GAMES[n].move_type())
+        )
+        assert re.search(rf"not an? {re.escape(owner)} move", foreign.value.message), (
+            foreign.value.message
+        )
+    state.push(legal)  # a move of the game is still taken
+    assert state.history == (legal.code,)
 
 
 # ---- refusals ------------------------------------------------------------------------------------

@@ -352,7 +352,7 @@ def test_position_code_format() -> None:
     [
         ("275/93T 0", "2 columns"),
         ("275/93T/486/- 0", "4 columns"),
-        ("275/93X/486 0", "'X' is not a rank"),
+        ("275/93X/486 0", '"X" is not a rank'),
         ("275/93T/48 0", "missing the 6 of Spades"),
         ("275/93T/4866 0", "twice"),
         ("275/93T/486 x", "move counter"),
@@ -379,7 +379,7 @@ def test_parse_deal_reads_ranks_codes_and_checks_the_layout() -> None:
         game.parse_deal("2 7 5 9/3 10 4 8 6")
     with pytest.raises(ParseError, match="not a card of this game"):
         game.parse_deal("A 7 5/9 3 10/4 8 6")
-    with pytest.raises(ParseError, match="cannot read card 'X'"):
+    with pytest.raises(ParseError, match='cannot read card "X"'):
         game.parse_deal("X 7 5/9 3 10/4 8 6")
     with pytest.raises(ParseError, match="twice"):
         game.parse_deal("2 2 5/9 3 10/4 8 6")

@@ -749,7 +749,7 @@ def test_position_and_observation_codes() -> None:
     [
         ("AS 2S", "a position is"),
         (".".join(["-"] * 27) + " - -", "27 items"),
-        (".".join(["-"] * 28) + " AS -", "1 cards"),
+        (".".join(["-"] * 28) + " AS -", "holds 1 card:"),
         (".".join(ALL_CODES[:28]) + " " + ".".join(ALL_CODES[28:51]) + " AS", "twice"),
         (".".join(ALL_CODES[:28]) + " " + ".".join(ALL_CODES[28:]) + " - x", "redeals left"),
         (".".join(ALL_CODES[:28]) + " " + ".".join(ALL_CODES[28:]) + " - 0 5", "score"),

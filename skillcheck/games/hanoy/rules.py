@@ -236,7 +236,7 @@ def _ranks(value: Any) -> str:
     if text in ("2-10", "A-9"):
         return text
     raise ParameterError(
-        "ranks", f"ranks {value!r} is not allowed: ranks is 2-10 (the seed's) or A-9"
+        "ranks", f"ranks {quoted(value)} is not allowed: ranks is 2-10 (the seed's) or A-9"
     )
 
 
@@ -350,7 +350,7 @@ class Hanoy(Game[HanoyMove]):
         if limit is None:
             moves = Meter("moves", "Moves", made, None, counted(made, "move"))
         else:
-            moves = Meter("moves", "Moves", made, limit, f"{made} of {limit} moves")
+            moves = Meter("moves", "Moves", made, limit, f"{made} of {counted(limit, 'move')}")
         height = tower_height(columns, self.cards)
         tower = Meter("tower", "Tower", height, self.cards,
                       f"{height} of {self.cards} cards in sequence")  # fmt: skip
@@ -461,13 +461,14 @@ class Hanoy(Game[HanoyMove]):
         if len(parts) > 1:
             if len(parts) != COLUMNS:
                 raise ParseError(
-                    f"the deal has {len(parts)} columns: write {COLUMNS} columns separated by '/'"
+                    f"the deal has {counted(len(parts), 'column')}: write {COLUMNS} columns "
+                    'separated by "/"'
                 )
             for number, (column, size) in enumerate(zip(columns, self.sizes, strict=True), 1):
                 if len(column) != size:
                     raise ParseError(
-                        f"column {number} of the deal has {len(column)} cards: {self.cards} cards "
-                        f"are dealt {', '.join(map(str, self.sizes))}"
+                        f"column {number} of the deal has {counted(len(column), 'card')}: "
+                        f"{self.cards} cards are dealt {', '.join(map(str, self.sizes))}"
                     )
         cards = tuple(c for column in columns for c in column)
         self._check_cards(cards, "the deal")
@@ -483,13 +484,13 @@ class Hanoy(Game[HanoyMove]):
                     card = parse_standard_cards(item)
                 except UnknownCardError:
                     raise ParseError(
-                        f"cannot read card {item!r}: write a rank ({self._range_text()}) or a "
-                        "card code such as 7S"
+                        f"cannot read card {quoted(item)}: write a rank ({self._range_text()}) "
+                        "or a card code such as 7S"
                     ) from None
                 rank = card[0].value
             if rank not in self.rank_values:
                 raise ParseError(
-                    f"{item!r} is not a card of this game: its cards are {self._range_text()}"
+                    f"{quoted(item)} is not a card of this game: its cards are {self._range_text()}"
                 )
             found.append(PlayingCard.of(rank, SUIT))
         return found
@@ -525,13 +526,14 @@ class Hanoy(Game[HanoyMove]):
         fields = str(code).split()
         if len(fields) not in (1, 2):
             raise ParseError(
-                f"cannot read position {code!r}: a position is '<columns> <moves made>', columns "
-                "separated by '/', e.g. '275/93T/486 0'"
+                f"cannot read position {quoted(code)}: a position is "
+                '"<columns> <moves made>", columns separated by "/", e.g. "275/93T/486 0"'
             )
         texts = fields[0].split("/")
         if len(texts) != COLUMNS:
             raise ParseError(
-                f"the position has {len(texts)} columns: write {COLUMNS} separated by '/'"
+                f"the position has {counted(len(texts), 'column')}: write {COLUMNS} separated "
+                'by "/"'
             )
         columns = tuple(self._column_from_code(t) for t in texts)
         cards = [c for column in columns for c in column]
@@ -541,15 +543,15 @@ class Hanoy(Game[HanoyMove]):
             made_text, slash, allowance_text = fields[1].partition("/")
             if not made_text.isdigit() or (slash and not allowance_text.isdigit()):
                 raise ParseError(
-                    f"cannot read the move counter {fields[1]!r}: it is moves made, or moves made "
-                    "/ allowance in a check (e.g. 4/27)"
+                    f"cannot read the move counter {quoted(fields[1])}: it is moves made, or "
+                    "moves made / allowance in a check (e.g. 4/27)"
                 )
             moves_made = int(made_text)
             allowance = int(allowance_text) if slash else None
         if allowance is not None and self.skill is None:
             raise ParseError(
                 "the position has a move allowance but this game is not a skill check: give "
-                "the game a skill, or leave '/<allowance>' out"
+                'the game a skill, or leave "/<allowance>" out'
             )
         if allowance is None and self.skill is not None:
             minimum = self.minimum_moves(columns)
@@ -569,15 +571,15 @@ class Hanoy(Game[HanoyMove]):
                 continue
             if char not in _CHAR_RANKS:
                 raise ParseError(
-                    f"cannot read column {text!r}: {text[index]!r} is not a rank (A, 2-9, T), "
-                    "and an empty column is '-'"
+                    f"cannot read column {quoted(text)}: {quoted(text[index])} is not a rank "
+                    '(A, 2-9, T), and an empty column is "-"'
                 )
             values.append(_CHAR_RANKS[char])
             index += 1
         for value in values:
             if value not in self.rank_values:
                 raise ParseError(
-                    f"column {text!r} holds {_label(value)}: this game's cards are "
+                    f"column {quoted(text)} holds {_label(value)}: this game's cards are "
                     f"{self._range_text()}"
                 )
         return tuple(PlayingCard.of(v, SUIT) for v in values)
@@ -668,8 +670,6 @@ class HanoyState(State[HanoyMove]):
 
     # -- rules hooks
     def _move_error(self, move: HanoyMove) -> str | None:
-        if not isinstance(move, HanoyMove):
-            return f"{move!r} is not a Tower of Hanoy move"
         return _move_error(self._columns, move)
 
     def _apply(self, move: HanoyMove) -> None:
@@ -703,7 +703,7 @@ class HanoyState(State[HanoyMove]):
         if reason is EndReason.MOVE_LIMIT and limit is not None and made >= limit:
             why = f"the move limit of {limit} was reached"
         elif reason is EndReason.MOVE_LIMIT:
-            why = f"the allowance of {self._allowance} moves is used up"
+            why = f"the allowance of {counted(self._allowance or 0, 'move')} is used up"
         else:
             why = {
                 EndReason.NO_LEGAL_MOVES: "no legal move remains",

@@ -109,7 +109,8 @@ class Quota:
             raise ParameterError(
                 "quota",
                 f"quota {self.quota} is larger than skill {self.skill}: the deck holds only "
-                f"{self.skill} cards of {self.suit.title}, so quota must be from 1 to {self.skill}",
+                f"{counted(self.skill, 'card')} of {self.suit.title}, so quota must be from 1 to "
+                f"{self.skill}",
             )
 
 
@@ -131,8 +132,8 @@ def _structure_variant(value: Any, _: Any) -> Variant:
     if kind not in VARIANTS:
         raise ParameterError(
             "variant",
-            f"variant {kind if kind is not None else value!r} is not allowed: the variants are "
-            f"{', '.join(VARIANTS)}",
+            f"variant {quoted(kind if kind is not None else value)} is not allowed: the "
+            f"variants are {', '.join(VARIANTS)}",
         )
     fields = {k: v for k, v in data.items() if k != "kind"}
     chosen = fields.get("suited_cards")
@@ -218,7 +219,7 @@ def _variant(value: Any) -> Variant:
         return Standard()
     raise ParameterError(
         "variant",
-        f"variant {value!r} is not allowed: use Standard(), Ivory(suit) or "
+        f"variant {quoted(value)} is not allowed: use Standard(), Ivory(suit) or "
         "Quota(suit, skill, quota)",
     )
 
@@ -253,7 +254,7 @@ class ThreeTowers(Game[TowerMove]):
         if variant.skill > available:
             raise ParameterError(
                 "skill",
-                f"skill {variant.skill} is larger than the {available} numerals of "
+                f"skill {variant.skill} is larger than the {counted(available, 'numeral')} of "
                 f"{variant.suit.title} at level {self.level}: skill must be from 1 to {available}",
             )
         if variant.suited_cards is not None:
@@ -289,6 +290,7 @@ class ThreeTowers(Game[TowerMove]):
     def params_from_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
         """Flat options: ``variant`` may be left out; no suit is then the standard game, a suit
         alone the Ivory variant, and a suit with skill and quota (or cards) the quota check."""
+        cls.refuse_unknown_options(options)
         flat = {k: v for k, v in options.items() if v is not None}
         params: dict[str, Any] = {
             k: flat.pop(k) for k in ("level", "spaces", "undo", "move_limit") if k in flat
@@ -308,7 +310,8 @@ class ThreeTowers(Game[TowerMove]):
         if kind not in VARIANTS:
             allowed_kinds = ", ".join(VARIANTS)
             raise ParameterError(
-                "variant", f"variant {kind!r} is not allowed: the variants are {allowed_kinds}"
+                "variant",
+                f"variant {quoted(kind)} is not allowed: the variants are {allowed_kinds}",
             )
         fields = {f: flat.pop(f) for f in ("suit", "skill", "quota", "suited_cards") if f in flat}
         if kind == "quota" and "skill" not in fields and "suited_cards" in fields:
@@ -333,8 +336,6 @@ class ThreeTowers(Game[TowerMove]):
             )
         if fields or kind != "standard":
             params["variant"] = {"kind": kind, **fields}
-        if flat:
-            raise ParameterError(sorted(flat)[0], f"unknown option {sorted(flat)[0]!r}")
         return params
 
     # -- convenience constructors
@@ -505,15 +506,15 @@ class ThreeTowers(Game[TowerMove]):
                 )
             if len(suited) != variant.skill:
                 raise ParseError(
-                    f"{what} holds {len(suited)} cards of {suit.title}: this quota check's deck "
-                    f"holds exactly skill = {variant.skill} of them"
+                    f"{what} holds {counted(len(suited), 'card')} of {suit.title}: this quota "
+                    f"check's deck holds exactly skill = {variant.skill} of them"
                 )
             full = tuple(c for c in full if not c.bears(suit)) + tuple(suited)
         missing = [c for c in full if c not in set(cards)]
         if missing:
             raise ParseError(
                 f"{what} is missing {', '.join(c.label for c in missing)}: it must hold the whole "
-                f"deck of {len(full)} cards"
+                f"deck of {counted(len(full), 'card')}"
             )
 
     def describe(self) -> str:
@@ -535,9 +536,9 @@ class ThreeTowers(Game[TowerMove]):
         variant = self.variant
         if isinstance(variant, Quota):
             return (
-                f"Build a tower of {variant.quota} cards that all bear {variant.suit.title} "
-                f"({variant.suit.symbol}). Each card goes on an empty space or on a higher card "
-                "that shares a suit with it."
+                f"Build a tower of {counted(variant.quota, 'card')} that all bear "
+                f"{variant.suit.title} ({variant.suit.symbol}). Each card goes on an empty space "
+                "or on a higher card that shares a suit with it."
             )
         goal = (
             f"Use every card to build three towers, each from {self.level} down to 2. Each card "
@@ -759,13 +760,15 @@ def _parse_position(code: str, spaces: int | None, *, hidden_allowed: bool) -> _
     fields = str(code).split()
     if len(fields) not in (2, 3):
         raise ParseError(
-            f"cannot read position {code!r}: a position is '<towers> <deck> [<moves made>]', "
-            "towers separated by '/', '-' for an empty tower or deck"
+            f"cannot read position {quoted(code)}: a position is "
+            '"<towers> <deck> [<moves made>]", towers separated by "/", "-" for an empty tower '
+            "or deck"
         )
     tower_texts = fields[0].split("/")
     if spaces is not None and len(tower_texts) != spaces:
         raise ParseError(
-            f"the position has {len(tower_texts)} towers but this game has {spaces} tower spaces"
+            f"the position has {counted(len(tower_texts), 'tower')} but this game has "
+            f"{counted(spaces, 'tower space')}"
         )
     towers = tuple(
         () if t == "-" else tuple(Card.parse(c) for c in split_codes(t)) for t in tower_texts
@@ -773,7 +776,9 @@ def _parse_position(code: str, spaces: int | None, *, hidden_allowed: bool) -> _
     moves_made = 0
     if len(fields) == 3:
         if not fields[2].isdigit():
-            raise ParseError(f"cannot read moves made {fields[2]!r}: it must be a whole number")
+            raise ParseError(
+                f"cannot read moves made {quoted(fields[2])}: it must be a whole number"
+            )
         moves_made = int(fields[2])
     deck_text = fields[1]
     if "+" in deck_text:
@@ -784,7 +789,9 @@ def _parse_position(code: str, spaces: int | None, *, hidden_allowed: bool) -> _
             )
         top_text, _, hidden = deck_text.partition("+")
         if not hidden.isdigit():
-            raise ParseError(f"cannot read hidden card count {hidden!r}: it must be a whole number")
+            raise ParseError(
+                f"cannot read hidden card count {quoted(hidden)}: it must be a whole number"
+            )
         return _ParsedPosition(towers, None, Card.parse(top_text), int(hidden) + 1, moves_made)
     deck = () if deck_text == "-" else tuple(Card.parse(c) for c in split_codes(deck_text))
     return _ParsedPosition(towers, deck, deck[0] if deck else None, len(deck), moves_made)
@@ -864,8 +871,6 @@ class ThreeTowersState(State[TowerMove]):
     # -- rules hooks
     def _move_error(self, move: TowerMove) -> str | None:
         spaces = len(self._towers)
-        if not isinstance(move, TowerMove):
-            return f"{move!r} is not a Three Towers move"
         for number in (move.source, move.target):
             if number != DECK and not 1 <= number <= spaces:
                 return f"there is no tower {number}: the towers are numbered 1 to {spaces}"

@@ -304,7 +304,7 @@ def _optional_bool(name: str) -> Any:
     def check(_instance: Any, _attribute: Any, value: Any) -> None:
         if value is not None and not isinstance(value, bool):
             raise ParameterError(
-                name, f"{name} {value!r} is not allowed: {name} is true, false or left out"
+                name, f"{name} {quoted(value)} is not allowed: {name} is true, false or left out"
             )
 
     return check
@@ -489,7 +489,7 @@ class Tripeaks(Game[TripeaksMove]):
         if self.empty_waste:
             parts.append("empty waste")
         if self.target is not None:
-            parts.append(f"check: {self.target} points")
+            parts.append(f"check: {counted(self.target, 'point')}")
         elif self.peaks < 3:
             parts.append(f"check: {counted(self.peaks, 'peak')}")
         if self.skill < FULL_SKILL:
@@ -502,14 +502,14 @@ class Tripeaks(Game[TripeaksMove]):
                 f"skill {self.skill} ({counted(self.skill - FULL_SKILL, 'extra pass', 'es')})"
             )
         if self.move_limit is not None:
-            parts.append(f"at most {self.move_limit} moves")
+            parts.append(f"at most {counted(self.move_limit, 'move')}")
         if not self.undo:
             parts.append("no undo")
         return ", ".join(parts)
 
     def goal_text(self) -> str:
         if self.target is not None:
-            goal = f"Score at least {self.target} points by the end of the game."
+            goal = f"Score at least {counted(self.target, 'point')} by the end of the game."
         elif self.peaks == 3:
             goal = "Clear all three peaks: every card of the peaks onto the waste."
         else:
@@ -579,7 +579,11 @@ class Tripeaks(Game[TripeaksMove]):
         ]  # fmt: skip
         if self.tritowers:
             score = observation.score
-            text = f"{score} points" if self.target is None else f"{score} of {self.target} points"
+            text = (
+                counted(score, "point")
+                if self.target is None
+                else f"{score} of {counted(self.target, 'point')}"
+            )
             meters.append(Meter("score", "Score", score, self.target, text))
             run = observation.run
             meters.append(
@@ -665,22 +669,25 @@ class Tripeaks(Game[TripeaksMove]):
             aside = _read_pile(fields.pop(3), "the cards set aside")
             if len(aside) != self.set_aside:
                 raise ParseError(
-                    f"the position sets {len(aside)} cards aside: this game sets "
+                    f"the position sets {counted(len(aside), 'card')} aside: this game sets "
                     f"{self.set_aside} aside (skill {self.skill})"
                 )
         elif self.set_aside:
             raise ParseError(
-                f"this game sets {self.set_aside} cards aside: write them after the stock"
+                f"this game sets {counted(self.set_aside, 'card')} aside: write them after the "
+                "stock"
             )
         if not 3 <= len(fields) <= 7:
             raise ParseError(
-                f"cannot read position {code!r}: a position is '<peaks> <waste> <stock> "
-                "<redeals left> <score> <run> <moves made>', the peaks as 28 items separated by "
-                "'.' (a card code or '-')"
+                f"cannot read position {quoted(code)}: a position is "
+                '"<peaks> <waste> <stock> <redeals left> <score> <run> <moves made>", the peaks '
+                'as 28 items separated by "." (a card code or "-")'
             )
         items = fields[0].split(".")
         if len(items) != POSITIONS:
-            raise ParseError(f"the peaks hold {len(items)} items: write {POSITIONS}, '.' between")
+            raise ParseError(
+                f'the peaks hold {counted(len(items), "item")}: write {POSITIONS}, "." between'
+            )
         tableau: Tableau = tuple(None if i == "-" else _read_card(i, "the peaks") for i in items)
         waste = _read_pile(fields[1], "the waste")
         stock = _read_pile(fields[2], "the stock")
@@ -693,7 +700,7 @@ class Tripeaks(Game[TripeaksMove]):
             fields[3:], ("redeals left", "score", "run", "moves made"), strict=False
         ):
             if not re.fullmatch(r"-?[0-9]+", text) or (what != "score" and text.startswith("-")):
-                raise ParseError(f"cannot read {what} {text!r}: write a whole number")
+                raise ParseError(f"cannot read {what} {quoted(text)}: write a whole number")
             numbers.append(int(text))
         redeals_left, score, run, made = (numbers + [self.passes, 0, 0, 0][len(numbers) :])[:4]
         if not self.tritowers and (score or run):
@@ -727,8 +734,8 @@ def _check_all(cards: Sequence[PlayingCard], what: str) -> None:
     if len(cards) != len(STANDARD):
         missing = [c.code for c in STANDARD if c not in set(cards)]
         raise ParseError(
-            f"{what} holds {len(cards)} cards: it must hold all 52 of the standard deck "
-            f"(missing {', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''})"
+            f"{what} holds {counted(len(cards), 'card')}: it must hold all 52 of the standard "
+            f"deck (missing {', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''})"
         )
 
 
@@ -852,8 +859,6 @@ class TripeaksState(State[TripeaksMove]):
         return self._waste[-1] if self._waste else None
 
     def _move_error(self, move: TripeaksMove) -> str | None:
-        if not isinstance(move, TripeaksMove):
-            return f"{move!r} is not a Tri Peaks move"
         if self.left == 0:
             return "the peaks are gone: nothing is left to play"
         top = self._top()
@@ -896,7 +901,10 @@ class TripeaksState(State[TripeaksMove]):
             if len(self._waste) < 2:
                 return "the waste has no card under its top card to turn over"
             return None
-        return f"{move!r} is not a Tri Peaks move"
+        return (
+            f"{quoted(move.code)} is not a Tri Peaks move: a move is a position of the peaks, 0 "
+            "to 27, s (deal) or r (redeal)"
+        )
 
     def _board_won(self) -> bool:
         if self.game.target is not None:
@@ -943,11 +951,15 @@ class TripeaksState(State[TripeaksMove]):
             over = self.left == 0 or not any(True for _ in self._generate_moves())
             if not over or self._score < game.target:
                 return None
-            how = "all three peaks cleared" if self.left == 0 else "the game is over"
+            how = (
+                "all three peaks cleared with"
+                if self.left == 0
+                else "the stock is used up and no free card fits;"
+            )
             return Outcome(
                 Status.WON, EndReason.GOAL, self._score - game.target,
-                f"success: {how} with {self._score} points, {self._score - game.target} over "
-                f"the target of {game.target}",
+                f"success: {how} {counted(self._score, 'point')}, "
+                f"{self._score - game.target} over the target of {game.target}",
             )  # fmt: skip
         if self.tips_gone < game.peaks:
             return None
@@ -960,7 +972,8 @@ class TripeaksState(State[TripeaksMove]):
         if game.tritowers:
             return Outcome(
                 Status.WON, EndReason.GOAL, self._score,
-                f"success: {what} with {left} left in the stock; {self._score} points",
+                f"success: {what} with {left} left in the stock; "
+                f"{counted(self._score, 'point')}",
             )  # fmt: skip
         return Outcome(
             Status.WON, EndReason.GOAL, len(self._stock),
@@ -973,7 +986,7 @@ class TripeaksState(State[TripeaksMove]):
         why = {
             EndReason.MOVE_LIMIT: f"the move limit of {limit} was reached",
             EndReason.NO_LEGAL_MOVES: (
-                "the game is over" if self.left == 0
+                "all three peaks are cleared, so the game is over" if self.left == 0
                 else "the stock is used up and no free card fits"
             ),
             EndReason.CONCEDED: f"the player conceded after {counted(self.moves_made, 'move')}",
@@ -983,13 +996,14 @@ class TripeaksState(State[TripeaksMove]):
             short = game.target - self._score
             return Outcome(
                 Status.LOST, reason, self._score - game.target,
-                f"failure: {why}; {self._score} points, {short} short of {game.target}",
+                f"failure: {why}; {counted(self._score, 'point')}, {short} short of "
+                f"{game.target}",
             )  # fmt: skip
         present = {i for i, c in enumerate(self._tableau) if c is not None}
         needed = cards_needed(present, game.peaks)
         text = f"failure: {why}; {counted(needed, 'card')} still to clear"
         if game.tritowers:
-            text += f"; {self._score} points"
+            text += f"; {counted(self._score, 'point')}"
         return Outcome(Status.LOST, reason, -needed, text)
 
     def _snapshot(self) -> tuple[Any, ...]:
