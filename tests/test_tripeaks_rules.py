@@ -851,3 +851,9 @@ def test_examples_play_to_an_end() -> None:
         game = game_from_params("tripeaks", params)
         state = autoplay(game, "fast", 2)
         assert state.outcome is not None
+
+
+def test_a_target_score_without_tritowers_names_the_rules_it_needs() -> None:
+    """Worded for any front end (the CLI's --rules, the API's "rules"), not as rules=tritowers."""
+    with pytest.raises(ParameterError, match=r'needs the TriTowers rules \(rules "tritowers"\)'):
+        Tripeaks(target=60)

@@ -355,7 +355,9 @@ class Tripeaks(Game[TripeaksMove]):
             object.__setattr__(self, "face_up", tritowers)
         if self.target is not None and not tritowers:
             raise ParameterError(
-                "target", "a target score needs rules=tritowers: only TriTowers keeps a score"
+                "target",
+                "a target score needs the TriTowers rules (rules \"tritowers\"): only TriTowers "
+                "keeps a score",
             )
         if self.target is not None and self.peaks != 3:
             raise ParameterError(
