@@ -165,7 +165,7 @@ def test_a_finish_that_would_break_the_move_limit_is_not_offered() -> None:
     the limit leaves: finishing would end the check lost at the limit, so it is not offered and
     a finish asked for anyway changes nothing (it used to be offered, then refused as "the check
     is over" while the check stayed in progress)."""
-    opening = "d2 d3 d3 d5 d2 d1 d1 d4".split()
+    opening = ["d2", "d3", "d3", "d5", "d2", "d1", "d1", "d4"]
     unlimited = make_game(GAME, level=4).new_state(0)
     for code in opening:
         unlimited.push_code(code)
