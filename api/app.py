@@ -7,9 +7,9 @@ from typing import Any
 
 import anyio.to_thread
 from advanced_alchemy.extensions.litestar import SQLAlchemyPlugin
-from litestar import Litestar
+from litestar import Litestar, Request
 from litestar.config.cors import CORSConfig
-from litestar.datastructures import MutableScopeHeaders, State
+from litestar.datastructures import Headers, MutableScopeHeaders, State
 from litestar.enums import ScopeType
 from litestar.exceptions import HTTPException
 from litestar.middleware.rate_limit import RateLimitConfig
@@ -31,14 +31,20 @@ from api.odds import OddsController, OddsRunner
 from api.openapi import tell_the_truth
 from api.outbox import SqlOutbox
 from api.pages import PAGE_HANDLERS
-from api.problems import domain_error_handler, http_error_handler, internal_error_handler
+from api.problems import (
+    domain_error_handler,
+    http_error_handler,
+    internal_error_handler,
+    problem_response,
+    title_for,
+)
 from api.routes import ChecksController, GamesController, Runtime, health, index
 from api.settings import Settings
 from api.store import SqlCheckStore
 from api.strict import strict_request
 from api.webhooks import WebhookDispatcher
 from skillcheck.engine import GAMES
-from skillcheck.errors import SkillcheckError
+from skillcheck.errors import SkillcheckError, quoted
 from skillcheck.sessions import CheckEvent, SessionService
 
 __all__ = ["create_app"]
@@ -47,6 +53,8 @@ logger = logging.getLogger("api")
 
 #: Request bodies are small JSON objects; anything bigger is refused with 413.
 MAX_BODY_BYTES = 64 * 1024
+#: The request headers a browser script on an allowed origin may send (CORS).
+_CORS_HEADERS = ("Authorization", "Content-Type", "If-Match", "Idempotency-Key", "Last-Event-ID")
 
 
 def _security_headers(settings: Settings) -> Any:
@@ -76,6 +84,75 @@ def _security_headers(settings: Settings) -> Any:
         return wrapped
 
     return middleware
+
+
+#: Request headers every browser may send without asking (Litestar's CORS check allows them).
+_SAFE_HEADERS = ("Accept", "Accept-Language", "Content-Language", "Content-Type")
+
+
+def _preflight_refusal(config: CORSConfig, headers: Headers) -> tuple[str, str] | None:
+    """Why a CORS preflight is refused, as Litestar's CORS middleware decides it (the same three
+    checks: the origin, the method, the request headers), in words naming what was refused and
+    what is allowed, with the header at fault first; None when it is allowed."""
+    origin = headers.get("origin") or ""
+    method = headers.get("access-control-request-method")
+    asked = [
+        h.strip() for h in headers.get("access-control-request-headers", "").split(",") if h.strip()
+    ]
+    said: list[tuple[str, str]] = []
+    if not config.is_origin_allowed(origin):
+        said.append((
+            "Origin",
+            f"the origin {quoted(origin)} may not call this API from a browser script: the "
+            f"allowed origins are {', '.join(config.allow_origins)} (SKILLCHECK_CORS_ORIGINS)",
+        ))  # fmt: skip
+    if method and not config.is_allow_all_methods and method not in config.allow_methods:
+        allowed = " and ".join(m for m in config.allow_methods if m != "OPTIONS")
+        said.append((
+            "Access-Control-Request-Method",
+            f"the method {quoted(method)} is not allowed from a browser: only {allowed} are",
+        ))  # fmt: skip
+    if asked and not config.is_allow_all_headers:
+        allowed_headers = {h.lower() for h in (*config.allow_headers, *_SAFE_HEADERS)}
+        refused = [h for h in asked if h.lower() not in allowed_headers]
+        safe = [h for h in _SAFE_HEADERS if h not in _CORS_HEADERS]
+        if refused:
+            names = ", ".join(quoted(h) for h in refused)
+            said.append((
+                "Access-Control-Request-Headers",
+                f"the request header{'s' if len(refused) > 1 else ''} {names} "
+                f"{'are' if len(refused) > 1 else 'is'} not allowed from a browser: the "
+                f"allowed ones are {', '.join(_CORS_HEADERS)} (and {', '.join(safe)})",
+            ))  # fmt: skip
+    if not said:
+        return None
+    return said[0][0], "CORS preflight refused: " + "; ".join(text for _, text in said)
+
+
+def _cors_refusals(app: ASGIApp, config: CORSConfig) -> ASGIApp:
+    """Answer a refused CORS preflight (``OPTIONS`` with ``Origin``) with a problem, 400
+    ``cors-refused`` naming what was refused and what is allowed, where Litestar's CORS
+    middleware answers 400 in plain text ("Disallowed CORS Origin"); an allowed one, and every
+    other request, goes on to it unchanged. No CORS headers either way: the browser refuses."""
+
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == ScopeType.HTTP and scope.get("method") == "OPTIONS":
+            headers = Headers.from_scope(scope)
+            refusal = _preflight_refusal(config, headers) if headers.get("origin") else None
+            if refusal is not None:
+                field, detail = refusal
+                request: Request[Any, Any, Any] = scope["litestar_app"].request_class(
+                    scope=scope, receive=receive, send=send
+                )
+                response = problem_response(
+                    request, 400, "cors-refused", title_for("cors-refused", 400), detail,
+                    field=field,
+                )  # fmt: skip
+                await response.to_asgi_response(app=None, request=request)(scope, receive, send)
+                return
+        await app(scope, receive, send)
+
+    return guarded
 
 
 def _stores(settings: Settings) -> dict[str, Store]:
@@ -163,13 +240,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         cors = CORSConfig(
             allow_origins=list(settings.cors_origins),
             allow_methods=["GET", "POST", "OPTIONS"],
-            allow_headers=[
-                "Authorization",
-                "Content-Type",
-                "If-Match",
-                "Idempotency-Key",
-                "Last-Event-ID",
-            ],
+            allow_headers=list(_CORS_HEADERS),
             expose_headers=[
                 "ETag",
                 "Location",
@@ -225,4 +296,6 @@ def create_app(settings: Settings | None = None) -> Litestar:
         ),
     )
     tell_the_truth(app)  # the document says what the server does (api/openapi.py)
+    if cors is not None:
+        app.asgi_handler = _cors_refusals(app.asgi_handler, cors)
     return app

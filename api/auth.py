@@ -83,13 +83,15 @@ def gm_key_digest(request: Request[Any, Any, Any], settings: Settings, store: Sq
     digest = _gm_digest(token, settings)
     if digest is not None:
         return digest
-    if not store.token_known(sha256_hex(token)):
+    role = store.token_role(sha256_hex(token))
+    if role is None:
         raise _nobodys_token("; this endpoint needs a GM key (SKILLCHECK_GM_KEYS)")
+    words = {"player": "a check's player token", "spectator": "a check's spectator token"}
     raise ApiProblem(
         403,
         "forbidden",
-        "this endpoint needs a GM key (SKILLCHECK_GM_KEYS), not a check's player or "
-        "spectator token",
+        f"this endpoint needs a GM key (SKILLCHECK_GM_KEYS), not {words[role]}",
+        role=role,
     )
 
 

@@ -315,13 +315,14 @@ class RevealedRecordBody(TypedDict):
 
 class DeliveryBody(TypedDict):
     """One webhook delivery: ``id`` is its ``webhook-id``; ``status`` ``pending``,
-    ``delivered`` or ``failed``; times are ISO 8601."""
+    ``delivered`` or ``failed``; times are ISO 8601; ``next_attempt_at`` is when a pending
+    delivery is tried next (null once it is delivered or has failed for good)."""
 
     id: str
     type: str
     status: Literal["pending", "delivered", "failed"]
     attempts: int
-    next_attempt_at: str
+    next_attempt_at: str | None
     last_attempt_at: str | None
     last_error: str | None
 

@@ -43,7 +43,13 @@ import skillcheck.games  # noqa: F401  (registers the built-in and plug-in games
 from api.auth import gm_key_digest
 from api.bodies import OddsBody, OddsCellBody
 from api.observed import ObservedBody, observed, observed_body
-from api.problems import ApiProblem, game_names, missing_game_handler, problem_responses
+from api.problems import (
+    ApiProblem,
+    game_names,
+    missing_game_handler,
+    problem_responses,
+    refuse_unknown_cards,
+)
 from skillcheck.calibrate import choices_of, choose, plan, shipped_choices
 from skillcheck.engine import GAMES, Game, ParameterSpec
 from skillcheck.errors import ParameterError, UnknownGameError, quoted
@@ -463,6 +469,9 @@ def read_options(
         value = _value(spec, text)
         if value not in values.setdefault(name, []):
             values[name].append(value)
+    for name, given in values.items():  # an unknown card is refused naming its option
+        for value in given:
+            refuse_unknown_cards(cls, {name: value})
     fixed = {k: v[0] for k, v in values.items() if len(v) == 1}
     axes = {k: v for k, v in values.items() if len(v) > 1}
     return fixed, axes

@@ -12,6 +12,7 @@ import enum
 import logging
 import re
 import types
+from collections.abc import Mapping
 from typing import Any, Literal, Union, get_args, get_origin
 
 import msgspec
@@ -20,6 +21,7 @@ from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
+from skillcheck.cards import DECKS
 from skillcheck.engine import GAMES
 from skillcheck.errors import (
     QUOTE_LIMIT,
@@ -27,6 +29,7 @@ from skillcheck.errors import (
     IdempotencyKeyExistsError,
     ParameterError,
     SkillcheckError,
+    UnknownCardError,
     VersionConflictError,
     quoted,
 )
@@ -42,6 +45,9 @@ __all__ = [
     "problem_response",
     "problem_responses",
     "problem_type",
+    "refuse_unknown_cards",
+    "request_path",
+    "root_path",
     "status_for",
     "title_for",
 ]
@@ -120,6 +126,8 @@ class Problem(msgspec.Struct, omit_defaults=True):
     role: str | None = None
     #: 422 ``wrong-type``: the JSON type the field takes, in words ("a whole number or null").
     expected: str | None = None
+    #: 422 ``beyond-last-event``: the sequence of the check's last event.
+    last_sequence: int | None = None
 
 
 _WHEN: dict[int, str] = {
@@ -135,7 +143,8 @@ _WHEN: dict[int, str] = {
     415: "The body is not sent as JSON: its Content-Type must be application/json",
     422: "Refused by the rules or the parameters (illegal move, undo not allowed, bad parameter), "
     "or a value of the wrong JSON type (wrong-type: a string for a number, a number for a "
-    "boolean; nothing is converted)",
+    "boolean; nothing is converted), or an event sequence beyond the check's last "
+    "(beyond-last-event, with last_sequence)",
     429: "Too many requests from this address, or too many live streams open at once "
     "(too-many-streams); Retry-After says when to try again",
     503: "The database does not answer",
@@ -198,6 +207,29 @@ class ApiProblem(HTTPException):
         self.extra_members = extra
 
 
+def root_path(request: Request[Any, Any, Any]) -> str:
+    """The path prefix the server is mounted under (``--root-path``; ``""`` without one)."""
+    return str(request.scope.get("root_path") or "").rstrip("/")
+
+
+def request_path(request: Request[Any, Any, Any]) -> str:
+    """The path the client asked for, root path included (a problem's ``instance``).
+
+    A routed request's ``scope["path"]`` is the route's path without the root path (Litestar
+    strips it); one that matched no route or method keeps the server's path, which under
+    uvicorn already starts with the root path. ``request.url`` adds the root path to both, so
+    an unknown route read ``/sc/sc/nope``: strip it once here, as Litestar's router does."""
+    root = root_path(request)
+    path = str(request.scope.get("path") or "/")
+    if (
+        root
+        and "route_handler" not in request.scope
+        and (path == root or path.startswith(root + "/"))
+    ):
+        path = path[len(root) :] or "/"
+    return root + path
+
+
 def problem_response(
     request: Request[Any, Any, Any],
     status: int,
@@ -214,7 +246,7 @@ def problem_response(
         "title": title,
         "status": status,
         "detail": detail,
-        "instance": request.url.path,
+        "instance": request_path(request),
         "code": code,
         **extra,
     }
@@ -271,6 +303,9 @@ def http_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Respo
             extra["field"] = missing["name"]
             detail = f"the query parameter {missing['name']} is required"
     headers = dict(exc.headers or {})
+    routed = "route_handler" in request.scope
+    if not isinstance(exc, ApiProblem) and not routed and status in (404, 405):
+        detail = _no_route(request, status, headers)
     if status == 413:
         most = request.app.request_max_body_size
         if isinstance(most, int):
@@ -288,6 +323,54 @@ def http_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Respo
             )
     title = title_for(code, status)
     return problem_response(request, status, code, title, detail, headers=headers, **extra)
+
+
+#: A path a refusal repeats whole (longer ones are cut, as a value is: the client wrote them).
+_LONGEST_PATH = 200
+
+
+def _no_route(request: Request[Any, Any, Any], status: int, headers: dict[str, str]) -> str:
+    """What a request that matched no route (404) or no method of its route (405) asked for,
+    and what there is instead."""
+    path = request_path(request)
+    if len(path) > _LONGEST_PATH or not path.isprintable():
+        path = quoted(path)
+    if status == 404:
+        return (
+            f"there is no route {path} on this server: GET {root_path(request)}/v1 lists the "
+            f"API's routes, and {root_path(request)}/schema documents every operation"
+        )
+    allow = headers.get("allow") or headers.get("Allow") or ""
+    methods = sorted({m.strip().upper() for m in allow.split(",") if m.strip()})
+    takes = f"it takes {', '.join(methods)}" if methods else "it takes no method here"
+    method = request.method if request.method.isalpha() else quoted(request.method)
+    return f"{method} is not allowed on {path}: {takes}"
+
+
+def refuse_unknown_cards(game: type[Any], flat: Mapping[str, Any]) -> None:
+    """422 ``unknown-card`` naming the parameter (``field``) whose list holds a card its deck
+    does not have, and how cards are written, where the library's own error names neither the
+    parameter nor anything shorter than every card of the deck. ``flat`` holds the game's
+    options by parameter name (``skillcheck.schema.flat_params`` of a check's ``params``)."""
+    for spec in game.parameters():
+        items = flat.get(spec.name)
+        deck = DECKS.get(spec.deck or "") if spec.kind == "cards" else None
+        if deck is None or not isinstance(items, list | tuple):
+            continue
+        for item in items:
+            if not isinstance(item, str):
+                continue  # a type the parameter schema refuses by itself
+            try:
+                deck.parse(item)
+            except UnknownCardError:
+                raise ApiProblem(
+                    422,
+                    "unknown-card",
+                    f"{spec.name}: unknown card {quoted(item)}: give each card by its code "
+                    f"({deck.code_help}) or its name; GET /v1/decks/{deck.name} lists its "
+                    f"{len(deck.cards)} cards",
+                    field=spec.name,
+                ) from None
 
 
 def game_names() -> str:
@@ -330,7 +413,7 @@ _MISSING_FIELD = re.compile(
     r"Object missing required field `(?P<name>[^`]*)`(?: - at `\$\.?(?P<at>[^`]*)`)?"
 )
 _QUERY_RULE = re.compile(
-    r"Expected `(?P<want>[^`]+)`(?:, got `[^`]+`)?(?: (?P<rule>[<>]= -?[\d.]+))?"
+    r"Expected `(?P<want>[^`]+)`(?:, got `[^`]+`)?(?: (?P<rule>(?:of length )?[<>]= -?[\d.]+))?"
 )
 _MISSING_QUERY = re.compile(r"Missing required query parameter '(?P<name>[^']+)' for path .*")
 
@@ -368,7 +451,9 @@ def _message_of(request: Request[Any, Any, Any], error: dict[str, Any]) -> tuple
         from api.strict import rule_words, words_for_type  # (api.strict imports this module)
 
         want = words_for_type(found["want"])
-        if found["rule"]:
+        if found["rule"] and found["rule"].startswith("of length"):
+            want = rule_words(found["rule"])  # a query parameter is text: say only its length
+        elif found["rule"]:
             want += f" {rule_words(found['rule'])}"
         sent = request.query_params.get(key)
         return f"{key} must be {want}, not {quoted(sent)}", True

@@ -68,23 +68,33 @@ from api.live import (
 from api.odds import api_methods
 from api.outbox import CheckWebhook, SqlOutbox
 from api.pages import PUBLIC_DAY, play_link
-from api.problems import ApiProblem, game_names, missing_game_handler, problem_responses
+from api.problems import (
+    ApiProblem,
+    game_names,
+    missing_game_handler,
+    problem_responses,
+    refuse_unknown_cards,
+    root_path,
+)
 from api.settings import Settings
 from api.store import Access, BadCursorError, SqlCheckStore, summary_of
 from api.strict import TEXT_PATTERN
 from api.webhooks import (
+    SECRET_FORM,
     CallbackUrlError,
+    DeliveryStatus,
     WebhookDelivery,
+    WebhookSecretError,
     WebhookSigner,
     generate_secret,
     validate_callback_url,
 )
 from skillcheck import __version__
 from skillcheck.engine import GAMES, Game, ParameterSpec, game_class
-from skillcheck.errors import SkillcheckError, quoted
+from skillcheck.errors import SkillcheckError, UnknownCardError, quoted
 from skillcheck.profiles import profile_methods
 from skillcheck.rng import MAX_SEED
-from skillcheck.schema import check_params, parameter_schema
+from skillcheck.schema import check_params, flat_params, parameter_schema
 from skillcheck.serialization import game_from_params
 from skillcheck.sessions import (
     COMMITMENT_SCHEME,
@@ -406,8 +416,14 @@ def _webhook_of(data: CreateCheck, settings: Settings) -> tuple[str, str] | None
     secret = data.webhook_secret if data.webhook_secret is not None else generate_secret()
     try:
         WebhookSigner(secret)
-    except ValueError as exc:
-        raise ApiProblem(422, "invalid-webhook-secret", str(exc), field="webhook_secret") from None
+    except WebhookSecretError as exc:
+        raise ApiProblem(
+            422,
+            "invalid-webhook-secret",
+            f"webhook_secret must be {SECRET_FORM} (the Standard Webhooks form); {exc.reason}. "
+            "Leave webhook_secret out and the server makes one, returned once in webhook.secret",
+            field="webhook_secret",
+        ) from None
     return url, secret
 
 
@@ -531,7 +547,7 @@ _INDEX: dict[str, tuple[str, str]] = {
 def index(request: Request[Any, Any, Any]) -> IndexBody:
     """The service's name and version and links to its routes (no token needed; nothing is
     looked up). Links carry the server's path prefix (``--root-path``)."""
-    root = str(request.scope.get("root_path") or "").rstrip("/")
+    root = root_path(request)
     config = request.app.openapi_config
     links = {
         name: LinkBody(href=root + path, title=title) for name, (path, title) in _INDEX.items()
@@ -666,13 +682,13 @@ class ChecksController(Controller):
         media_type="text/event-stream",
         response_description="text/event-stream: one message per change of one of the GM's "
         "checks (id = the change's time in microseconds since 1970; event = created, moved, "
-        "undone, ended, cancelled, or changed when resumed; data = the check's summary, a "
+        "undone, hint, ended, cancelled, or changed when resumed; data = the check's summary, a "
         "CheckSummaryBody)",
         responses=problem_responses(400, 401, 403),
     )
     def checks_stream(self, request: Request[Any, Any, Any]) -> ServerSentEvent:
         """GM key only: a summary of each of the GM's checks whenever it is created, moved,
-        undone, ended or cancelled. With ``Last-Event-ID`` (the id of the last message seen)
+        undone, hinted, ended or cancelled. With ``Last-Event-ID`` (the id of the last message seen)
         it first sends every check changed since then. Read it with ``fetch`` (docs/api.md)."""
         rt = _runtime(request)
         gm = gm_key_digest(request, rt.settings, rt.store)
@@ -715,18 +731,22 @@ class ChecksController(Controller):
         gm = gm_key_digest(request, rt.settings, rt.store)
         webhook = _webhook_of(data, rt.settings)  # checked before anything is created
         cls = game_class(data.game)
-        check_params(cls, data.params)
-        created = rt.service.create(
-            data.game,
-            data.params,
-            seed=data.seed,
-            end_when_lost=data.end_when_lost,
-            label=data.label,
-            metadata=data.metadata,
-            character=data.character,
-            tiers=data.tiers,
-            hints=data.hints,
-        )
+        try:
+            check_params(cls, data.params)
+            created = rt.service.create(
+                data.game,
+                data.params,
+                seed=data.seed,
+                end_when_lost=data.end_when_lost,
+                label=data.label,
+                metadata=data.metadata,
+                character=data.character,
+                tiers=data.tiers,
+                hints=data.hints,
+            )
+        except UnknownCardError:  # say which parameter holds it (the library does not)
+            refuse_unknown_cards(cls, flat_params(cls, data.params))
+            raise
         player, spectator = new_token("sc_play"), new_token("sc_view")
         hook = None if webhook is None else CheckWebhook(created.check_id, *webhook)
         rt.store.save_access(
@@ -750,7 +770,7 @@ class ChecksController(Controller):
             status_code=201,
             headers={
                 "ETag": etag(created.version),
-                "Location": f"/v1/checks/{created.check_id}",
+                "Location": f"{root_path(request)}/v1/checks/{created.check_id}",
                 "Cache-Control": "no-store",
             },
         )
@@ -876,7 +896,7 @@ class ChecksController(Controller):
         "/{check_id:str}/events",
         sync_to_thread=True,
         summary="Events after a sequence number",
-        responses=problem_responses(400, 401, 403, 404),
+        responses=problem_responses(400, 401, 403, 404, 422),
     )
     def events(
         self,
@@ -887,10 +907,13 @@ class ChecksController(Controller):
         ),
         limit: int = Parameter(default=100, ge=1, le=1000, description="at most this many"),
     ) -> EventsPage:
-        """The check's events, oldest first (poll with ``after`` = the last sequence seen)."""
+        """The check's events, oldest first (poll with ``after`` = the last sequence seen;
+        one beyond the check's last event is 422 ``beyond-last-event``, naming the last)."""
         rt = _runtime(request)
         check_role(request, rt.settings, rt.store, check_id)
         found = rt.service.events(check_id, after, limit)
+        if not found and after > 0:  # nothing after it: is it a sequence the check has reached?
+            _refuse_beyond_last(after, rt.store.last_event(check_id)[0], "after")
         return {
             "events": [cast(EventBody, e.to_dict()) for e in found],
             "last_sequence": found[-1].sequence if found else after,
@@ -903,7 +926,7 @@ class ChecksController(Controller):
         media_type="text/event-stream",
         response_description="text/event-stream: one message per event (id = sequence, "
         "event = kind, data = the event as in /events, an EventBody); ends after the check's "
-        "last event",
+        "last event, at once when resumed at it",
         responses=problem_responses(400, 401, 403, 404, 422),
         opt={"event_data": "EventBody"},
     )
@@ -920,10 +943,16 @@ class ChecksController(Controller):
     ) -> ServerSentEvent:
         """Moves and the result as they happen, to the player, spectators and the GM. Resume
         with ``Last-Event-ID`` (or ``?after=``); browsers read it with ``fetch`` because
-        ``EventSource`` cannot send the Authorization header (docs/api.md)."""
+        ``EventSource`` cannot send the Authorization header (docs/api.md). Resumed at an
+        ended check's last event it ends at once; beyond the last event it is 422
+        ``beyond-last-event``, naming the last."""
         rt = _runtime(request)
         check_role(request, rt.settings, rt.store, check_id)
         start = after if after is not None else _last_event_id(request)
+        last, ended = rt.store.last_event(check_id)
+        _refuse_beyond_last(start, last, "after" if after is not None else "Last-Event-ID")
+        if ended and start == last:  # the client has the terminal event: nothing more comes
+            return _live_response(_no_events())
 
         def read(since: int) -> list[dict[str, Any]]:
             return [e.to_dict() for e in rt.service.events(check_id, since)]
@@ -1006,7 +1035,7 @@ def _reissue(
         raise ApiProblem(404, "check-not-found", f"there is no check {quoted(check_id)}")
     # Every open stream of the check asks again; every process drops its cached credentials.
     _bridge(request).publish((ACCESS_CHANGED, channel_for(check_id)), (check_id, ACCESS_CHANNEL))
-    base = rt.settings.public_url or str(request.scope.get("root_path") or "").rstrip("/")
+    base = rt.settings.public_url or root_path(request)
     body: TokenBody = {
         "check_id": check_id,
         "role": which,
@@ -1033,6 +1062,29 @@ def _change_id(request: Request[Any, Any, Any]) -> Any:
     return time_of_change_id(int(text))
 
 
+def _refuse_beyond_last(after: int, last: int, field: str) -> None:
+    """422 ``beyond-last-event`` when ``after`` (a query's ``after`` or ``Last-Event-ID``) names
+    a sequence the check has not reached: its events are numbered 1 to ``last`` without gaps,
+    so a client that asks for more than that has lost track, and saying so (with the real last
+    sequence) beats a page or a stream that waits for events that are already there."""
+    if after <= last:
+        return
+    raise ApiProblem(
+        422,
+        "beyond-last-event",
+        f"{field} {after} is beyond the check's last event, number {last}: {field} is the "
+        f"sequence of the last event you saw, 0 to {last}",
+        field=field,
+        last_sequence=last,
+    )
+
+
+async def _no_events() -> AsyncGenerator[ServerSentEventMessage, None]:
+    """The stream of a check whose terminal event the client already has: it ends at once."""
+    return
+    yield  # pragma: no cover (makes this an async generator)
+
+
 def _last_event_id(request: Request[Any, Any, Any]) -> int:
     header = request.headers.get("last-event-id")
     if header is None or not header.strip():
@@ -1055,7 +1107,10 @@ def _delivery(d: WebhookDelivery) -> DeliveryBody:
         "type": d.event_type,
         "status": cast(Any, d.status.value),
         "attempts": d.attempts,
-        "next_attempt_at": d.next_attempt_at.isoformat(),
+        # only a pending delivery has a next attempt; a delivered or failed one has none
+        "next_attempt_at": (
+            d.next_attempt_at.isoformat() if d.status is DeliveryStatus.PENDING else None
+        ),
         "last_attempt_at": None if d.last_attempt_at is None else d.last_attempt_at.isoformat(),
         "last_error": d.last_error,
     }

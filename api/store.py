@@ -429,14 +429,32 @@ class SqlCheckStore:
     def token_known(self, token_sha256: str) -> bool:
         """Whether some check has this player or spectator token (both columns are unique, so
         indexed): a token that is no check's gets 401, one of another check's 404."""
-        query = sa.select(AccessRow.check_id).where(
+        return self.token_role(token_sha256) is not None
+
+    def token_role(self, token_sha256: str) -> str | None:
+        """``"player"`` or ``"spectator"`` when some check has this token in that role (a 403
+        says the role), else None."""
+        query = sa.select(AccessRow.player_token_sha256).where(
             sa.or_(
                 AccessRow.player_token_sha256 == token_sha256,
                 AccessRow.spectator_token_sha256 == token_sha256,
             )
         )
         with self._reading() as session:
-            return session.execute(query.limit(1)).first() is not None
+            found = session.execute(query.limit(1)).first()
+        if found is None:
+            return None
+        return "player" if found[0] == token_sha256 else "spectator"
+
+    def last_event(self, check_id: str) -> tuple[int, bool]:
+        """The sequence of the check's last event and whether the check has ended (that event
+        is then its terminal one): one primary-key read. Raises :class:`CheckNotFoundError`."""
+        query = sa.select(_CHECKS.c.last_sequence, _CHECKS.c.status).where(_CHECKS.c.id == check_id)
+        with self._reading() as session:
+            found = session.execute(query).first()
+        if found is None:
+            raise CheckNotFoundError(check_id)
+        return int(found[0]), found[1] != CheckStatus.IN_PROGRESS.value
 
     @staticmethod
     def _refuse_taken_key(conn: Connection, record: IdempotencyRecord) -> None:

@@ -135,13 +135,80 @@ def _check_duplicates(raw: bytes) -> None:
         raise _invalid_json(f"the body is not valid JSON: {exc}") from None
 
 
+#: JSON numbers are read as 64-bit floats (whole numbers of any size as integers): beyond this
+#: a number cannot be read at all.
+_LARGEST_FLOAT = "1.8e308"
+#: A ``\\u`` escape of half a UTF-16 surrogate pair (``\\ud83d``), which needs its other half.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _where(path: list[str | int]) -> str:
+    """A member's path as problems name fields: ``params.variant.suit``, ``metadata.tags[2]``."""
+    text = ""
+    for step in path:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else step)
+    return text or "the body"
+
+
+def _unreadable(value: Any) -> tuple[str, str] | None:
+    """The first member of ``value`` (decoded leniently by Python's ``json``) that msgspec
+    refuses to read, and why, in words: a number beyond a float's range (``1e400`` reads as
+    infinity), or text holding half of a UTF-16 surrogate pair (``"\\ud800"``)."""
+    stack: list[tuple[Any, list[str | int]]] = [(value, [])]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, float) and item in (float("inf"), float("-inf")):
+            return _where(path), (
+                f"is a number too large to read (numbers are at most about {_LARGEST_FLOAT} "
+                "in size)"
+            )
+        texts = [item] if isinstance(item, str) else []
+        if isinstance(item, dict):
+            texts = list(item)
+            stack.extend((child, [*path, key]) for key, child in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend((child, [*path, n]) for n, child in reversed(list(enumerate(item))))
+        for text in texts:
+            half = _SURROGATE.search(text)
+            if half is not None:
+                where = _where(path)
+                if not isinstance(item, str):
+                    where = f"a member name in {where}"
+                return where, (
+                    f"holds \\u{ord(half.group()):04x}, half of a UTF-16 surrogate pair without "
+                    "its other half: JSON text must be Unicode, so write the character itself "
+                    "(UTF-8) or both halves of its pair (\\ud83d\\ude00 for 😀)"
+                )
+    return None
+
+
+def _not_json(raw: bytes, exc: Exception) -> ApiProblem:
+    """Why a body msgspec could not read is not JSON, in words: the member at fault when
+    Python's more lenient reader can find it, else msgspec's account without its jargon."""
+    try:
+        found = _unreadable(json.loads(raw))
+    except (ValueError, RecursionError):
+        found = None
+    if found is not None:
+        where, why = found
+        return _invalid_json(f"the body is not valid JSON: {where} {why}")
+    text = str(exc)
+    if text == "Input data was truncated":
+        text = "it ends too early (a closing quote, bracket or brace is missing)"
+    elif text.startswith("Invalid UTF-8"):
+        text = "it is not UTF-8 text"
+    else:
+        text = re.sub(r" - at `\$[^`]*`$", "", text).removeprefix("JSON is malformed: ")
+    return _invalid_json(f"the body is not valid JSON: {text}")
+
+
 def _decode(raw: bytes) -> Any:
     try:
         value = msgspec.json.decode(raw)
     except RecursionError:
         raise _invalid_json(f"the body nests deeper than {MAX_DEPTH} levels") from None
     except (msgspec.DecodeError, ValueError) as exc:
-        raise _invalid_json(f"the body is not valid JSON: {exc}") from None
+        raise _not_json(raw, exc) from None
     if json_depth(value) > MAX_DEPTH:
         raise _invalid_json(f"the body nests deeper than {MAX_DEPTH} levels")
     _check_duplicates(raw)
@@ -182,12 +249,13 @@ _RULE_WORDS = (
 
 
 def rule_words(rule: str) -> str:
-    """msgspec's rule (``>= 0``, ``of length <= 200``) in words (``at least 0``)."""
+    """msgspec's rule (``>= 0``, ``of length <= 200``) in words (``at least 0``, ``at most 200
+    characters long``; ``at least 1 character long``)."""
     if rule.startswith("matching regex") and TEXT_PATTERN in rule.replace("\\\\", "\\"):
         return "text without control characters (tab and newline are allowed)"
     for pattern, words in _RULE_WORDS:
         if pattern.fullmatch(rule):
-            return pattern.sub(words, rule)
+            return pattern.sub(words, rule).replace(" 1 characters", " 1 character")
     return rule
 
 

@@ -54,9 +54,11 @@ from skillcheck.errors import quoted
 from skillcheck.sessions import CheckEvent, CheckView, EventKind
 
 __all__ = [
+    "ALLOW_PRIVATE_SETTING",
     "DEFAULT_RETRY_DELAYS",
     "EVENT_TYPES",
     "MAX_URL_LENGTH",
+    "SECRET_FORM",
     "SECRET_PREFIX",
     "USER_AGENT",
     "CallbackUrlError",
@@ -67,6 +69,7 @@ __all__ = [
     "VerifiedWebhook",
     "WebhookDelivery",
     "WebhookDispatcher",
+    "WebhookSecretError",
     "WebhookSigner",
     "WebhookVerificationError",
     "delivery_for_event",
@@ -137,28 +140,41 @@ def generate_secret(nbytes: int = DEFAULT_SECRET_BYTES) -> str:
     return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(nbytes)).decode("ascii")
 
 
+#: What a signing secret looks like, in words.
+SECRET_FORM: Final = (
+    f"{quoted(SECRET_PREFIX)} followed by the standard base64 encoding of {MIN_SECRET_BYTES} to "
+    f"{MAX_SECRET_BYTES} random bytes"
+)
+
+
+class WebhookSecretError(ValueError):
+    """A malformed signing secret; ``reason`` says what is wrong with it (never repeating it)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(
+            f"a webhook secret is {SECRET_FORM} (generate_secret() makes one); {reason}"
+        )
+        self.reason = reason
+
+
 def _secret_key(secret: str) -> bytes:
     """The key bytes of a ``whsec_<base64>`` secret. Error messages never repeat the secret."""
-    form = (
-        f"a webhook secret is {quoted(SECRET_PREFIX)} followed by the standard base64 encoding of "
-        f"{MIN_SECRET_BYTES} to {MAX_SECRET_BYTES} random bytes (generate_secret() makes one)"
-    )
     if not isinstance(secret, str):
-        raise ValueError(f"{form}; got a {type(secret).__name__}, not a string")
+        raise WebhookSecretError(f"got a {type(secret).__name__}, not a string")
     if not secret.startswith(SECRET_PREFIX):
-        raise ValueError(f"{form}; this value does not start with {quoted(SECRET_PREFIX)}")
+        raise WebhookSecretError(f"this value does not start with {quoted(SECRET_PREFIX)}")
     encoded = secret[len(SECRET_PREFIX) :]
     if not encoded:
-        raise ValueError(f"{form}; nothing follows {quoted(SECRET_PREFIX)}")
+        raise WebhookSecretError(f"nothing follows {quoted(SECRET_PREFIX)}")
     try:
         key = base64.b64decode(encoded + "=" * (-len(encoded) % 4), validate=True)
     except (binascii.Error, ValueError):
-        raise ValueError(
-            f"{form}; the part after {quoted(SECRET_PREFIX)} is not valid base64 (A-Z, a-z, "
+        raise WebhookSecretError(
+            f"the part after {quoted(SECRET_PREFIX)} is not valid base64 (A-Z, a-z, "
             '0-9, "+", "/", "=" padding)'
         ) from None
     if not MIN_SECRET_BYTES <= len(key) <= MAX_SECRET_BYTES:
-        raise ValueError(f"{form}; this one decodes to {len(key)} bytes")
+        raise WebhookSecretError(f"this one decodes to {len(key)} bytes")
     return key
 
 
@@ -388,6 +404,10 @@ class CallbackUrlError(ValueError):
     """A callback URL the policy refuses; the message says why and what is allowed."""
 
 
+#: The setting that lets callback URLs reach loopback and private networks (api/settings.py).
+ALLOW_PRIVATE_SETTING: Final = "SKILLCHECK_WEBHOOKS_ALLOW_PRIVATE"
+
+
 _LOCAL_NAMES: Final = ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback")
 _LOCAL_SUFFIXES: Final = (".localhost", ".local", ".internal", ".home.arpa", ".lan")
 
@@ -454,13 +474,23 @@ def validate_callback_url(url: str, *, allow_private: bool = False) -> str:
         )
     try:
         parts = urlsplit(url)
-        port = parts.port
-    except ValueError as exc:
-        raise CallbackUrlError(f"the callback URL is malformed: {exc}") from None
-    if parts.scheme.lower() not in {"http", "https"}:
+    except ValueError:  # urlsplit refuses only an IPv6 host whose brackets do not match
         raise CallbackUrlError(
-            "the callback URL must start with https:// (or http://), not "
-            f"{quoted(parts.scheme + ':') if parts.scheme else 'none'}"
+            "the callback URL is malformed: its host has an unmatched [ or ] (an IPv6 address "
+            "goes in brackets, https://[2001:db8::1]/hook)"
+        ) from None
+    try:
+        port = parts.port
+    except ValueError:  # out of range, or not a number
+        written = parts.netloc.rpartition(":")[2]
+        raise CallbackUrlError(
+            f"the callback URL's port must be a whole number from 1 to 65535, not {quoted(written)}"
+        ) from None
+    if parts.scheme.lower() not in {"http", "https"}:
+        has = f"has the scheme {quoted(parts.scheme + ':')}" if parts.scheme else "has no scheme"
+        raise CallbackUrlError(
+            "the callback URL must start with https:// (or http://), as an absolute URL such "
+            f"as https://bot.example.org/hooks does; this one {has}"
         )
     host = (parts.hostname or "").rstrip(".")
     if not host:
@@ -473,7 +503,9 @@ def validate_callback_url(url: str, *, allow_private: bool = False) -> str:
     if parts.fragment or url.endswith("#"):
         raise CallbackUrlError("the callback URL may not have a #fragment")
     if port == 0:
-        raise CallbackUrlError("the callback URL's port must be 1 to 65535")
+        raise CallbackUrlError(
+            "the callback URL's port must be a whole number from 1 to 65535, not 0"
+        )
     if _literal_address(host) is None:
         _check_host_name(host)
     if not allow_private:
@@ -482,14 +514,15 @@ def validate_callback_url(url: str, *, allow_private: bool = False) -> str:
             raise CallbackUrlError(
                 f"the callback URL's host {quoted(host)} is a loopback, private, link-local or "
                 "reserved address; webhooks go only to public addresses unless private ones are "
-                "explicitly allowed"
+                f"explicitly allowed ({ALLOW_PRIVATE_SETTING}=1 on the server)"
             )
         name = host.lower()
         single_label = address is None and "." not in name
         if name in _LOCAL_NAMES or name.endswith(_LOCAL_SUFFIXES) or single_label:
             raise CallbackUrlError(
                 f"the callback URL's host {quoted(host)} is a local name; webhooks go only to "
-                "public hosts unless private ones are explicitly allowed"
+                "public hosts unless private ones are explicitly allowed "
+                f"({ALLOW_PRIVATE_SETTING}=1 on the server)"
             )
     return url
 

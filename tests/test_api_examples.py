@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -176,6 +177,38 @@ def test_client_script_says_what_went_wrong_without_a_traceback(server: str, wro
         assert f"cannot reach {url}" in done.stderr and "skillcheck serve" in done.stderr
 
 
+def _ended_check(server: str, seed: int | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A conceded check (from ``seed`` when given: the GM chose it) and its revealed record."""
+    body: dict[str, Any] = {"game": "three-towers", "params": {"level": 5}}
+    if seed is not None:
+        body["seed"] = seed
+    created = httpx.post(f"{server}/v1/checks", json=body, headers=bearer(GM_KEY)).json()
+    path = f"{server}/v1/checks/{created['check_id']}"
+    conceded = httpx.post(f"{path}/concede", headers=bearer(created["player_token"]))
+    assert conceded.status_code == 200, conceded.text
+    revealed = httpx.get(f"{path}/record", headers=bearer(created["spectator_token"])).json()
+    assert revealed["seed_chosen"] is (seed is not None)
+    return created, revealed
+
+
+def test_the_python_commitment_helpers_verify_a_seed_the_gm_chose(server: str) -> None:
+    """examples/http/client.py's commitment_of and docs/api.md's snippet (section 6) hashed
+    four members; a check created with "seed" binds a fifth, "seed_chosen": true."""
+    client_module = load_client()
+    docs = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    section = docs.split("### 6. The revealed record", 1)[1].split("### 7.", 1)[0]
+    snippet = re.search(r"```python\n(.*?)```", section, re.S)
+    assert snippet is not None, "docs/api.md section 6 has no Python snippet"
+    for seed in (1234, None):
+        created, revealed = _ended_check(server, seed)
+        assert client_module.commitment_of(revealed) == created["commitment"], seed
+        names = {"revealed": revealed, "commitment_published_at_creation": created["commitment"]}
+        exec(compile(snippet.group(1), "docs/api.md#6", "exec"), names)  # it asserts itself
+        # and a record that hides who chose the seed no longer matches
+        hidden = {**revealed, "seed_chosen": not revealed["seed_chosen"]}
+        assert client_module.commitment_of(hidden) != created["commitment"]
+
+
 class LoseFirstAnswer(httpx.BaseTransport):
     """Forwards every request; the first POST to .../moves reaches the server, but its answer
     is "lost" (a ReadError), as when a connection drops after the server acted."""
@@ -222,6 +255,10 @@ def test_client_retries_a_lost_answer_without_acting_twice(server: str) -> None:
     later = list(gm.with_token(created.spectator_token).stream(created.check_id, after=2))
     assert [(e.sequence, e.kind) for e in later] == [(3, "cancelled")]
     assert later[0].payload["reason"] == "the guard came back"
+    # after the terminal event there is nothing: the server ends the stream, the client stops
+    started = time.monotonic()
+    assert list(gm.with_token(created.spectator_token).stream(created.check_id, after=3)) == []
+    assert time.monotonic() - started < 5
     gm.close()
 
 
@@ -249,6 +286,22 @@ def test_foundry_macro_runs_under_node(server: str) -> None:
     assert len(revealed["record"]["moves"]) == 1
     assert revealed["record"]["outcome"]["degree"] == result["degree"]
     assert "Failure (degree" in done.stdout and "the deal matches the commitment" in done.stdout
+
+
+@needs_node
+def test_foundry_macro_verifies_a_seed_the_gm_chose(server: str) -> None:
+    """A check created with "seed" binds "seed_chosen": true in its commitment; the macro's
+    commitmentOf hashed only game, params, seed and salt, and called such a deal dishonest."""
+    assert NODE is not None
+    done = run(
+        [NODE, str(EXAMPLES / "foundry" / "skillcheck-macro.js")],
+        {"SKILLCHECK_URL": server, "SKILLCHECK_GM_KEY": GM_KEY, "FOUNDRY_ORIGIN": FOUNDRY_ORIGIN,
+         "SKILLCHECK_SEED": "1234"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = result_line(done.stdout)
+    assert result["seed_chosen"] is True and result["commitment_ok"] is True, result
+    assert "the deal matches the commitment" in done.stdout and "(seed 1234)" in done.stdout
 
 
 @needs_node

@@ -12,9 +12,10 @@
 // only; it is never stored in the world, which every player's client receives.
 //
 // The same file runs under Node.js 20 (`node skillcheck-macro.js`), where the Foundry globals do
-// not exist: it reads SKILLCHECK_URL, SKILLCHECK_GM_KEY and FOUNDRY_ORIGIN from the environment,
-// plays the player's part itself (one move, then a concession), logs instead of chatting, and
-// checks every response as a browser on FOUNDRY_ORIGIN would (CORS). The test suite runs it so.
+// not exist: it reads SKILLCHECK_URL, SKILLCHECK_GM_KEY and FOUNDRY_ORIGIN from the environment
+// (and SKILLCHECK_SEED, a deal the GM chose, if set), plays the player's part itself (one move,
+// then a concession), logs instead of chatting, and checks every response as a browser on
+// FOUNDRY_ORIGIN would (CORS). The test suite runs it so.
 
 (async () => {
   const IN_FOUNDRY = typeof game !== "undefined" && typeof ChatMessage !== "undefined";
@@ -28,6 +29,9 @@
     level: 6,
     variant: { kind: "quota", suit: "moons", skill: 3, quota: 3 },
   };
+  // A deal of your choosing (a whole number), or null for a random one. The check then says the
+  // GM chose the deal, and its commitment binds that (docs/api.md). Under Node: SKILLCHECK_SEED.
+  const SEED = IN_FOUNDRY ? null : env.SKILLCHECK_SEED ? Number(env.SKILLCHECK_SEED) : null;
   // Under Node: act as the player (one move, then concede) so that the check ends by itself.
   const DEMO_PLAYER = !IN_FOUNDRY;
   // Under Node: the origin whose CORS rules every response is checked against, as a browser would.
@@ -169,6 +173,7 @@
   }
 
   // ---- the commitment: SHA-256 of the canonical JSON of {game, params, seed, salt} --------------
+  // (and "seed_chosen": true when the GM chose the seed: the commitment binds that too)
   const canon = (v) => Array.isArray(v) ? `[${v.map(canon).join(",")}]`
     : v !== null && typeof v === "object"
       ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canon(v[k])}`).join(",")}}`
@@ -176,7 +181,9 @@
   async function commitmentOf(revealed) {
     if (!globalThis.crypto?.subtle) return null; // not a secure context: cannot hash here
     const { game: name, params, seed } = revealed.record;
-    const bytes = new TextEncoder().encode(canon({ game: name, params, seed, salt: revealed.salt }));
+    const committed = { game: name, params, seed, salt: revealed.salt };
+    if (revealed.seed_chosen === true) committed.seed_chosen = true; // docs/sessions.md
+    const bytes = new TextEncoder().encode(canon(committed));
     const digest = await crypto.subtle.digest("SHA-256", bytes);
     return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
   }
@@ -198,7 +205,8 @@
   const label = `${actor?.name ?? "Mira"} picks the lock`;
   const created = await api("POST", "/v1/checks", {
     token: key,
-    body: { game: "three-towers", params: PARAMS, label, metadata: { actor: actor?.id ?? null } },
+    body: { game: "three-towers", params: PARAMS, label, metadata: { actor: actor?.id ?? null },
+            ...(SEED === null ? {} : { seed: SEED }) },
   });
   const { check_id: checkId, player_token: playerToken, spectator_token: spectatorToken } = created;
   log(`created ${checkId} (version ${created.version}), commitment ${created.commitment}`);
@@ -255,7 +263,7 @@
     console.log("RESULT " + JSON.stringify({
       check_id: checkId, spectator_token: spectatorToken, status: view.status,
       degree: view.degree, reason: view.outcome?.reason ?? null, version: view.version,
-      stream: seen, commitment_ok: honest,
+      stream: seen, commitment_ok: honest, seed_chosen: revealed.seed_chosen === true,
     }));
   }
 })().catch((error) => {

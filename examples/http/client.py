@@ -106,7 +106,9 @@ class Event:
 
 
 def commitment_of(revealed: dict[str, Any]) -> str:
-    """The commitment a revealed record hashes to (docs/sessions.md, sha256-canonical-json/1)."""
+    """The commitment a revealed record hashes to (docs/sessions.md, sha256-canonical-json/1):
+    its game, parameters, seed and salt, and ``"seed_chosen": true`` when the GM chose the
+    seed (the commitment binds that too, so a chosen deal cannot pass for a random one)."""
     record = revealed["record"]
     preimage = {
         "game": record["game"],
@@ -114,6 +116,8 @@ def commitment_of(revealed: dict[str, Any]) -> str:
         "seed": record["seed"],
         "salt": revealed["salt"],
     }
+    if revealed.get("seed_chosen") is True:
+        preimage["seed_chosen"] = True
     text = json.dumps(preimage, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -311,10 +315,12 @@ class SkillcheckClient:
 
     def stream(self, check_id: str, after: int = 0, *, reconnects: int = 10) -> Iterator[Event]:
         """The check's events from ``after`` on, live; ends after the terminal event. A dropped
-        connection (or the server's 30-minute cap) is resumed with Last-Event-ID."""
+        connection (or the server's 30-minute cap) is resumed with Last-Event-ID. A stream
+        started at or after the terminal event yields nothing: the server ends it at once."""
         last, failures = after, 0
         while True:
             headers = {"Accept": "text/event-stream", "Last-Event-ID": str(last)}
+            received = False
             try:
                 with self._http.stream(
                     "GET",
@@ -326,11 +332,13 @@ class SkillcheckClient:
                         response.read()
                         _raise_problem(response)
                     for event in _parse_sse(response.iter_lines()):
-                        failures = 0
+                        failures, received = 0, True
                         last = event.sequence
                         yield event
                         if event.terminal:
                             return
+                if not received and self.view(check_id)["status"] != "in_progress":
+                    return  # closed with nothing to send: the check ended before `after`
             except httpx.TransportError:
                 pass
             failures += 1

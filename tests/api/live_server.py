@@ -37,16 +37,22 @@ def redis_unreachable_reason(url: str = "redis://127.0.0.1:6379/0") -> str | Non
 
 @contextmanager
 def api_server(
-    env: Mapping[str, str], *, workers: int = 1, log: Path | None = None
+    env: Mapping[str, str],
+    *,
+    workers: int = 1,
+    log: Path | None = None,
+    root_path: str = "",
 ) -> Iterator[str]:
     """Serve the API with ``env`` (SKILLCHECK_* settings) until the block ends; yields its base
-    URL once /health answers 200."""
+    URL once /health answers 200. ``root_path`` is uvicorn's ``--root-path`` (what
+    ``skillcheck serve --root-path`` passes): the server is then behind a proxy that strips it."""
     port = free_port()
     full_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
     command = [
         sys.executable, "-m", "uvicorn", "api.app:create_app", "--factory",
         "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
         "--log-level", "warning", "--timeout-graceful-shutdown", "2",
+        *(["--root-path", root_path] if root_path else []),
     ]  # fmt: skip
     out = open(log, "ab") if log is not None else subprocess.DEVNULL  # noqa: SIM115
     process = subprocess.Popen(command, env=full_env, cwd=ROOT, stdout=out, stderr=out)

@@ -228,11 +228,12 @@ def test_bad_list_queries_are_refused_and_name_the_field(
 def test_only_a_gm_key_lists_checks(client: TestClient[Any]) -> None:
     check = create(client)
     assert client.get("/v1/checks").status_code == 401
-    for token in (check["player_token"], check["spectator_token"]):
-        response = client.get("/v1/checks", headers=bearer(token))
+    for role in ("player", "spectator"):
+        response = client.get("/v1/checks", headers=bearer(check[f"{role}_token"]))
         assert response.status_code == 403, response.text
         assert check["check_id"] not in response.text
-        assert "not a check's player or spectator token" in response.json()["detail"]
+        assert f"not a check's {role} token" in response.json()["detail"]
+        assert response.json()["role"] == role
     stream = client.get("/v1/checks/stream", headers=bearer(check["player_token"]))
     assert stream.status_code == 403
     # a token that is nobody's (made up, mistyped, or a GM key this server does not have) is
