@@ -531,6 +531,8 @@ class State(ABC, Generic[MoveT]):
         if self._outcome is not None:
             return f"cannot undo: the check is over ({self._outcome.summary})"
         if not self._moves:
+            if self._history:  # every move made so far has been taken back
+                return "nothing to undo: every move made has been taken back"
             return "nothing to undo: no move has been made yet"
         if policy is UndoPolicy.SAFE and self.last_move_revealed():
             return UNDO_REVEALED

@@ -102,6 +102,10 @@ def test_three_towers_full_takes_back_everything_and_off_nothing() -> None:
         assert state.can_undo
         state.undo()
     assert state.moves_made == 0 and not state.can_undo
+    # the refusal says what happened: moves were made and all taken back, not "none made yet"
+    assert state.undo_refusal() == "nothing to undo: every move made has been taken back"
+    fresh = deck_then_tower("full").game.new_state(0)
+    assert fresh.undo_refusal() == "nothing to undo: no move has been made yet"
     strict = deck_then_tower("off")
     assert not strict.can_undo and strict.undo_refusal() == UNDO_OFF
     with pytest.raises(UndoError, match="switched off"):
