@@ -9,9 +9,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import sqlalchemy as sa
 from litestar.testing import TestClient
 
 from api.app import create_app
+from api.db import CheckRow
 from api.settings import Settings
 from skillcheck.cards import Card
 from skillcheck.games.three_towers import ThreeTowers, ThreeTowersState
@@ -19,6 +21,7 @@ from skillcheck.games.three_towers.solver import solve
 from skillcheck.serialization import game_from_params
 from skillcheck.sessions import RevealedRecord
 
+PROBLEM = "application/problem+json"
 GM_KEY = "gm-test-key-1"
 OTHER_GM_KEY = "gm-test-key-2"
 #: The game the HTTP tests play (a check names its game: there is no default).
@@ -28,6 +31,25 @@ PARAMS: dict[str, Any] = {
     "variant": {"kind": "quota", "suit": "moons", "skill": 3, "quota": 3},
 }
 PG_BASE = "postgresql+psycopg://{user}@127.0.0.1:5432/test"
+
+
+def problem(response: Any, status: int, code: str | None = None) -> dict[str, Any]:
+    """The problem+json body of a refusal, after checking its status, type and code."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith(PROBLEM), response.headers
+    body: dict[str, Any] = response.json()
+    assert body["status"] == status and body["detail"], body
+    if code is not None:
+        assert body["code"] == code, body
+    return body
+
+
+def check_count(client: TestClient[Any]) -> int:
+    """How many checks the database holds (a refused creation adds none)."""
+    engine = client.app.state.runtime.store.config.get_engine()
+    with engine.connect() as connection:
+        count = connection.execute(sa.select(sa.func.count()).select_from(CheckRow))
+        return int(count.scalar_one())
 
 
 def bearer(token: str) -> dict[str, str]:

@@ -9,33 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
-from api_support import GAME, GM_KEY, PARAMS, bearer, settings_for
+from api_support import GAME, GM_KEY, PARAMS, bearer, check_count, problem, settings_for
 from litestar.testing import TestClient
 
 from api.app import create_app
-from api.db import CheckRow
 from skillcheck import __version__
 from skillcheck.engine import GAMES
 
-PROBLEM = "application/problem+json"
 GM = bearer(GM_KEY)
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "api.md"
-
-
-def problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM), response.headers
-    body: dict[str, Any] = response.json()
-    assert body["code"] == code and body["status"] == status and body["detail"], body
-    return body
-
-
-def check_count(client: TestClient[Any]) -> int:
-    engine = client.app.state.runtime.store.config.get_engine()
-    with engine.connect() as connection:
-        count = connection.execute(sa.select(sa.func.count()).select_from(CheckRow))
-        return int(count.scalar_one())
 
 
 def new_check(client: TestClient[Any]) -> dict[str, Any]:

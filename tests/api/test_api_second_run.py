@@ -13,34 +13,16 @@ from typing import Any
 
 import httpx
 import pytest
-import sqlalchemy as sa
-from api_support import GAME, GM_KEY, PARAMS, bearer, settings_for
+from api_support import GAME, GM_KEY, PARAMS, bearer, check_count, problem, settings_for
 from litestar.testing import TestClient
 from live_server import api_server
 from webhook_receiver import Receiver
 
 from api.app import create_app
-from api.db import CheckRow
 from api.settings import Settings
 
-PROBLEM = "application/problem+json"
 GM = bearer(GM_KEY)
 ORIGIN = "https://foundry.example.test"
-
-
-def problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM), response.headers
-    body: dict[str, Any] = response.json()
-    assert body["code"] == code and body["status"] == status and body["detail"], body
-    return body
-
-
-def check_count(client: TestClient[Any]) -> int:
-    engine = client.app.state.runtime.store.config.get_engine()
-    with engine.connect() as connection:
-        count = connection.execute(sa.select(sa.func.count()).select_from(CheckRow))
-        return int(count.scalar_one())
 
 
 def new_check(client: TestClient[Any], **body: Any) -> dict[str, Any]:

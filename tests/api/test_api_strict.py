@@ -16,42 +16,21 @@ from typing import Any
 
 import httpx
 import pytest
-import sqlalchemy as sa
-from api_support import GAME, GM_KEY, PARAMS, bearer, winning_seed
+from api_support import GAME, GM_KEY, PARAMS, PROBLEM, bearer, check_count, problem, winning_seed
 from click.testing import CliRunner
 from litestar.testing import TestClient
 from live_server import api_server
 
-from api.db import CheckRow
 from api.strict import MAX_DEPTH
 from skillcheck.cli import main as cli
 from skillcheck.errors import CommitmentError, ParseError
 from skillcheck.sessions import CheckConfig, RevealedRecord
 
-PROBLEM = "application/problem+json"
 GM = bearer(GM_KEY)
-
-
-def problem(response: Any, status: int, code: str | None = None) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM), response.headers
-    body: dict[str, Any] = response.json()
-    assert body["status"] == status and body["detail"]
-    if code is not None:
-        assert body["code"] == code, body
-    return body
 
 
 def create(client: TestClient[Any], **body: Any) -> Any:
     return client.post("/v1/checks", json={"game": GAME, "params": PARAMS, **body}, headers=GM)
-
-
-def check_count(client: TestClient[Any]) -> int:
-    """How many checks the database holds (a refused creation adds none)."""
-    engine = client.app.state.runtime.store.config.get_engine()
-    with engine.connect() as connection:
-        count = connection.execute(sa.select(sa.func.count()).select_from(CheckRow))
-        return int(count.scalar_one())
 
 
 # ---- the defects the probe found ----------------------------------------------------------------
