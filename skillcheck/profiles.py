@@ -18,6 +18,7 @@ never change the odds. Nothing here names a game.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 from attrs import field, frozen
@@ -118,6 +119,7 @@ class GmOdds:
     difficulty: Callable[[Mapping[str, Any]], Difficulty] | None = None
     grids: tuple[ShippedGrid, ...] = ()
     neutral: tuple[str, ...] = ()
+    tables: Path | None = None
 
 
 _DECLARED: dict[str, GmOdds] = {}
@@ -131,12 +133,17 @@ def register_gm_odds(
     difficulty: Callable[[Mapping[str, Any]], Difficulty] | None = None,
     grids: Sequence[ShippedGrid] = (),
     neutral: Sequence[str] = (),
+    tables: Path | None = None,
 ) -> None:
     """Declare game ``name``'s profiles (the bot names of the careful and casual player), its
-    difficulty parameter (a function of the fixed flat options), its shipped grids and the
-    options that never change the odds (its bots and solver ignore them, such as undo)."""
+    difficulty parameter (a function of the fixed flat options), its shipped grids, the
+    options that never change the odds (its bots and solver ignore them, such as undo) and the
+    file its shipped tables live in, in the game's own folder (needed with grids; usually
+    ``Path(__file__).with_name("odds_tables.json")``, shipped as package data)."""
+    if grids and tables is None:
+        raise ValueError(f"{name} declares shipped grids, so it must say where their tables live")
     bots = {k: v for k, v in (("careful", careful), ("casual", casual)) if v is not None}
-    _DECLARED[name] = GmOdds(bots, difficulty, tuple(grids), tuple(neutral))
+    _DECLARED[name] = GmOdds(bots, difficulty, tuple(grids), tuple(neutral), tables)
 
 
 def gm_odds_of(name: str) -> GmOdds:

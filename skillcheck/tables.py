@@ -4,8 +4,9 @@ Each game declares its shipped grids in its own ``odds.py`` (:func:`skillcheck.p
 register_gm_odds`); :func:`generate` plays them through the odds harness's own per-deal task
 (:func:`skillcheck.odds.play_once`, the deals of :func:`skillcheck.odds.deal_seeds`), so a cell
 recomputed with :func:`skillcheck.odds.odds` from the same seed and deals gives the same
-numbers. The tables live in ``skillcheck/odds_data/<game>.json`` (package data);
-``skillcheck odds-tables --regenerate`` rewrites them.
+numbers. A game's tables live in its own folder, in the file its ``register_gm_odds`` names
+(``skillcheck/games/<game>/odds_tables.json``, package data); ``skillcheck odds-tables
+--regenerate`` rewrites them.
 
 Within a grid every profile plays the first ``deals[profile]`` deals of the same seeded list
 (common random numbers: profiles and cells compare fairly). Cells are looked up by their
@@ -42,7 +43,6 @@ from skillcheck.schema import flat_params
 from skillcheck.serialization import game_params
 
 __all__ = [
-    "DATA_DIR",
     "FORMAT",
     "ShippedCell",
     "canonical_key",
@@ -51,12 +51,20 @@ __all__ = [
     "grid_cells",
     "shipped_cell",
     "shipped_table",
+    "table_file",
     "write_table",
 ]
 
-DATA_DIR = Path(__file__).parent / "odds_data"
 FORMAT = 1
 Progress = Callable[[str, int, int], None]
+
+
+def table_file(name: str, directory: Path | None = None) -> Path | None:
+    """Where game ``name``'s shipped tables are: ``<directory>/<name>.json`` if a directory is
+    given, else the file the game declared (None for a game that ships none)."""
+    if directory is not None:
+        return directory / f"{name}.json"
+    return gm_odds_of(name).tables
 
 
 def canonical_options(game: Game[Any]) -> dict[str, Any]:
@@ -179,10 +187,11 @@ def generate(
     extend: bool = False,
     solver_states: int = PERFECT_PLAY_STATES,
 ) -> dict[str, Any]:
-    """Compute every shipped grid of game ``name`` and write ``<out>/<name>.json`` after each
-    grid (so a long run keeps what it finished). ``extend`` keeps what the file already holds
-    for a grid of the same options, seed and solver budget and plays only the deals it lacks
-    (:func:`generate_grid`). ``progress(grid, done, total)`` follows each grid."""
+    """Compute every shipped grid of game ``name`` and write its table (the game's own file,
+    or ``<out>/<name>.json``) after each grid (so a long run keeps what it finished).
+    ``extend`` keeps what the file already holds for a grid of the same options, seed and
+    solver budget and plays only the deals it lacks (:func:`generate_grid`).
+    ``progress(grid, done, total)`` follows each grid."""
     if name not in GAMES:
         raise ParameterError(
             "game", f"unknown game {quoted(name)}: the games are {', '.join(GAMES)}"
@@ -190,7 +199,8 @@ def generate(
     grids = gm_odds_of(name).grids
     if not grids:
         raise ParameterError("game", f"{name} declares no shipped odds tables")
-    path = (out or DATA_DIR) / f"{name}.json"
+    path = table_file(name, out)
+    assert path is not None  # a game with grids names its file (register_gm_odds)
     old: dict[str, Any] = {}
     if extend and path.exists():
         kept = json.loads(path.read_text(encoding="utf-8"))
@@ -241,10 +251,11 @@ class ShippedCell:
 
 
 @cache
-def shipped_table(name: str, directory: Path = DATA_DIR) -> dict[str, ShippedCell]:
-    """Game ``name``'s shipped cells by :func:`canonical_key` (empty if it ships none)."""
-    path = directory / f"{name}.json"
-    if name not in GAMES or not path.exists():
+def shipped_table(name: str, directory: Path | None = None) -> dict[str, ShippedCell]:
+    """Game ``name``'s shipped cells by :func:`canonical_key` (empty if it ships none); from
+    ``<directory>/<name>.json`` if a directory is given."""
+    path = table_file(name, directory) if name in GAMES else None
+    if path is None or not path.exists():
         return {}
     data = json.loads(path.read_text(encoding="utf-8"))
     found: dict[str, ShippedCell] = {}

@@ -675,3 +675,14 @@ def test_a_position_budget_must_be_positive(args: list[str]) -> None:
     result = run(args)
     assert result.exit_code == 2
     assert "is not in the range x>=1" in result.stderr and args[-2] in result.stderr
+
+
+def test_odds_names_the_listed_value_that_leaves_no_cell() -> None:
+    """--rules basic,tritowers with a target: basic can hold no target, and the refusal said
+    only "a target score needs the TriTowers rules", not which listed value was at fault."""
+    result = CliRunner().invoke(
+        main, ["odds", "tripeaks", "--rules", "basic,tritowers", "--target", "60"]
+    )
+    assert result.exit_code == 2
+    said = flat(result.output)
+    assert 'rules "basic" leaves no cell of the table' in said and "TriTowers" in said, said

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -14,15 +15,39 @@ from click.testing import CliRunner
 from skillcheck.cli import main
 from skillcheck.engine import GAMES
 from skillcheck.odds import game_from_options, odds
-from skillcheck.profiles import ShippedGrid, gm_odds_of, profile_methods
-from skillcheck.tables import DATA_DIR, generate_grid, grid_cells, shipped_cell, shipped_table
+from skillcheck.profiles import ShippedGrid, gm_odds_of, profile_methods, register_gm_odds
+from skillcheck.tables import (
+    generate_grid,
+    grid_cells,
+    shipped_cell,
+    shipped_table,
+    table_file,
+)
 
 SHIPPING = [name for name in GAMES if gm_odds_of(name).grids]
 
 
 def _file(name: str) -> dict[str, object]:
-    data: dict[str, object] = json.loads((DATA_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    path = table_file(name)
+    assert path is not None
+    data: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
     return data
+
+
+@pytest.mark.parametrize("name", SHIPPING)
+def test_a_games_tables_live_in_its_own_folder(name: str) -> None:
+    """A new game ships its tables with no file outside its own folder (docs/adding-a-game.md)."""
+    path = table_file(name)
+    assert path is not None and path.is_file()
+    module = sys.modules[GAMES[name].__module__].__file__
+    assert module is not None and path.parent == Path(module).parent
+
+
+def test_grids_without_a_file_for_their_tables_are_refused() -> None:
+    grid = gm_odds_of("hanoy").grids[0]
+    with pytest.raises(ValueError, match="must say where their tables live"):
+        register_gm_odds("a-game-with-grids", grids=[grid])
+    assert not gm_odds_of("a-game-with-grids").grids
 
 
 def test_every_game_ships_tables_and_three_towers_ships_the_issues_grid() -> None:
@@ -93,8 +118,12 @@ def test_a_cell_is_found_by_its_canonical_options() -> None:
     }))  # fmt: skip
     assert found is not None and found == spelled
     assert found.options["level"] == 9
-    assert shipped_cell(game_from_options("three-towers", {"suit": "moons", "skill": 5,
-                                                           "quota": 4, "level": 7})) is None
+    assert (
+        shipped_cell(
+            game_from_options("three-towers", {"suit": "moons", "skill": 5, "quota": 4, "level": 7})
+        )
+        is None
+    )
     assert shipped_table("no-such-game") == {}
 
 
@@ -121,7 +150,7 @@ def test_the_listing_shows_every_grid_name_whole_at_80_columns() -> None:
     for name in GAMES:
         for grid in gm_odds_of(name).grids:
             assert grid.name in result.output, grid.name
-    assert "<game>.json" in result.output
+        assert f"{name}'s tables: {table_file(name)}" in result.output  # where each one is
 
 
 def test_the_command_regenerates_a_game_with_progress(tmp_path: Path) -> None:

@@ -990,3 +990,21 @@ def test_degree_standard_counts_cards_on_towers_for_a_position_from_code() -> No
     assert state.outcome is not None and state.outcome.degree == 6
     state = game.state_from_code("3MW2MK/3SK2SY/-/-/- 2WL3LY 4")
     assert state.concede().degree == 4
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"variant": "standard", "suit": "moons"},
+         "suit applies only to ivory and quota checks (the standard variant takes none)"),
+        ({"variant": "ivory", "suit": "moons", "skill": 3},
+         "skill applies only to a quota check (the ivory variant takes a suit)"),
+    ],
+)  # fmt: skip
+def test_an_option_the_variant_does_not_take_names_the_variants_that_do(
+    options: dict[str, object], said: str
+) -> None:
+    """A suit belongs to the ivory variant too: the refusal said 'only apply to a quota check'."""
+    with pytest.raises(ParameterError) as refused:
+        ThreeTowers.params_from_options(options)
+    assert refused.value.message == said

@@ -15,13 +15,14 @@ from typing import Any, Protocol
 
 from attrs import frozen
 
-from skillcheck.errors import UnknownCardError, UnknownDeckError, quoted
+from skillcheck.errors import ParseError, UnknownCardError, UnknownDeckError, quoted
 
 __all__ = [
     "DECKS",
     "CardLike",
     "Deck",
     "deck_named",
+    "refuse_repeated",
     "register_deck",
     "repeated",
 ]
@@ -103,6 +104,16 @@ def repeated(cards: Iterable[Any]) -> list[Any]:
             twice.append(item)
         seen.add(item)
     return twice
+
+
+def refuse_repeated(
+    cards: Iterable[Any], what: str, written: Callable[[Any], str] = lambda card: card.label
+) -> None:
+    """Raise :class:`~skillcheck.errors.ParseError` naming each card ``cards`` holds more than
+    once ("the deal holds the Pact twice"); ``written`` spells a card (its label by default)."""
+    twice = repeated(cards)
+    if twice:
+        raise ParseError(f"{what} holds {', '.join(written(card) for card in twice)} twice")
 
 
 DECKS: dict[str, Deck] = {}

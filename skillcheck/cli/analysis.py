@@ -300,7 +300,14 @@ def _check_cells(name: str, fixed: Mapping[str, Any], axes: Mapping[str, Sequenc
         for value in axis_values:
             key = (axis, repr(value))
             if key not in usable:
-                raise errors[key]
+                error = errors[key]
+                if getattr(error, "parameter", axis) == axis:
+                    raise error  # its message names the value already ("level 12 is not ...")
+                raise ParameterError(
+                    axis,
+                    f"{axis} {quoted(_cell_value(value))} leaves no cell of the table (drop it "
+                    f"from the list): {error.message}",
+                )
 
 
 def _cell_value(value: Any) -> str:
@@ -597,7 +604,8 @@ def _profile_deals(values: Sequence[str]) -> dict[str, int]:
 @click.option("--workers", type=int, help="Worker processes (default: one per core).")
 @click.option(
     "--out", type=click.Path(file_okay=False, path_type=Path),
-    help="Write the tables into this directory (default: the package's odds_data).",
+    help="Write the tables into this directory, as <game>.json (default: each game's own "
+    "file in its folder).",
 )  # fmt: skip
 @click.option(
     "--extend", is_flag=True,
@@ -622,7 +630,7 @@ def odds_tables(
 
     from skillcheck.engine import GAMES
     from skillcheck.profiles import gm_odds_of
-    from skillcheck.tables import DATA_DIR, generate, grid_cells
+    from skillcheck.tables import generate, grid_cells, table_file
 
     with library_errors():
         for name in names:
@@ -635,17 +643,19 @@ def odds_tables(
         if workers is not None and workers < 1:
             raise ParseError(f"workers {workers} is not allowed: give at least 1")
         if not regenerate:
-            folder = out or DATA_DIR
+            files = {name: table_file(name, out) for name in chosen}
             listing = Table(
                 title="Shipped odds tables", title_justify="left",
-                caption=f"A game's tables are in {folder}/<game>.json.", caption_justify="left",
+                caption="\n".join(f"{n}'s tables: {f}" for n, f in files.items()),
+                caption_justify="left",
             )  # fmt: skip
             listing.add_column("game", no_wrap=True)
             listing.add_column("grid", no_wrap=True)  # a grid's name is what a reader tells apart
             listing.add_column("cells", justify="right")
             listing.add_column("deals per profile")
             for name in chosen:
-                missing = not (folder / f"{name}.json").exists()
+                file = files[name]
+                missing = file is None or not file.exists()
                 for grid in gm_odds_of(name).grids:
                     per_profile = ", ".join(
                         f"{p} {n}" for p, n in {**grid.deals, **override}.items() if n

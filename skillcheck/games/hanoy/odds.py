@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from skillcheck.errors import ParameterError
@@ -50,4 +51,11 @@ def difficulty(fixed: Mapping[str, Any]) -> Difficulty:
     return Difficulty("cards", tuple(range(3, 10)))
 
 
-register_gm_odds(Hanoy.name, casual="fast", difficulty=difficulty, grids=SHIPPED, neutral=("undo",))
+register_gm_odds(
+    Hanoy.name,
+    casual="fast",
+    difficulty=difficulty,
+    grids=SHIPPED,
+    neutral=("undo",),
+    tables=Path(__file__).with_name("odds_tables.json"),
+)

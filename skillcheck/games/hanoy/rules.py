@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from attrs import field, frozen
 
 from skillcheck.board import Board, Meter, MoveView, Zone
-from skillcheck.cards import repeated
+from skillcheck.cards import refuse_repeated
 from skillcheck.cards.standard import PlayingCard, StandardSuit, parse_standard_cards
 from skillcheck.engine import (
     EndReason,
@@ -506,9 +506,7 @@ class Hanoy(Game[HanoyMove]):
                 f"{what} holds {', '.join(c.label for c in wrong)}: this game's cards are the "
                 f"{self._range_text()} of Spades"
             )
-        twice = repeated(cards)
-        if twice:
-            raise ParseError(f"{what} holds {', '.join(c.label for c in twice)} twice")
+        refuse_repeated(cards, what)
         missing = [c for c in self.card_set() if c not in set(cards)]
         if missing:
             raise ParseError(

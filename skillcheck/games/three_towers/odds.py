@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from skillcheck.errors import ParameterError
@@ -80,4 +81,5 @@ register_gm_odds(
     difficulty=difficulty,
     grids=SHIPPED,
     neutral=("undo",),
+    tables=Path(__file__).with_name("odds_tables.json"),
 )

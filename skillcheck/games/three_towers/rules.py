@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from attrs import field, frozen
 
 from skillcheck.board import Board, Meter, MoveView, Zone
-from skillcheck.cards import repeated
+from skillcheck.cards import refuse_repeated
 from skillcheck.cards.decktet import NUMERALS, Card, Suit, split_codes
 from skillcheck.engine import (
     EndReason,
@@ -328,11 +328,12 @@ class ThreeTowers(Game[TowerMove]):
                     )
         allowed = {"standard": set(), "ivory": {"suit"}}.get(kind)
         if allowed is not None and set(fields) - allowed:
-            extra = ", ".join(sorted(set(fields) - allowed))
+            extra = sorted(set(fields) - allowed)
+            where = {"suit": "ivory and quota checks"}
+            said = "; ".join(f"{name} applies only to {where.get(name, 'a quota check')}"
+                             for name in extra)  # fmt: skip
             raise ParameterError(
-                sorted(set(fields) - allowed)[0],
-                f"{extra} only apply to a quota check (the {kind} variant takes "
-                f"{'a suit' if allowed else 'none'})",
+                extra[0], f"{said} (the {kind} variant takes {'a suit' if allowed else 'none'})"
             )
         if fields or kind != "standard":
             params["variant"] = {"kind": kind, **fields}
@@ -485,9 +486,7 @@ class ThreeTowers(Game[TowerMove]):
                 f"{what} holds {', '.join(c.label for c in bad)}: this game uses only the "
                 f"numerals 2 to {self.level}"
             )
-        twice = repeated(cards)
-        if twice:
-            raise ParseError(f"{what} holds {', '.join(c.label for c in twice)} twice")
+        refuse_repeated(cards, what)
         if not cards:
             raise ParseError(f"{what} holds no cards")
 

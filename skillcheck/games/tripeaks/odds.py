@@ -7,6 +7,7 @@ is registered, the ``fast`` and ``random`` bots before.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from skillcheck.games.tripeaks.rules import Tripeaks
@@ -75,4 +76,5 @@ register_gm_odds(
     difficulty=difficulty,
     grids=SHIPPED,
     neutral=("undo",),
+    tables=Path(__file__).with_name("odds_tables.json"),
 )

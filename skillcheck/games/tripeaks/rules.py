@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 from attrs import field, frozen
 
 from skillcheck.board import Board, Meter, MoveView, Zone
-from skillcheck.cards import repeated
+from skillcheck.cards import refuse_repeated
 from skillcheck.cards.standard import STANDARD, STANDARD_DECK, PlayingCard, StandardSuit
 from skillcheck.engine import (
     EndReason,
@@ -438,8 +438,8 @@ class Tripeaks(Game[TripeaksMove]):
                           f"below sets {STOCK_STEP} stock cards aside unseen, each point above "
                           "adds a pass through the stock", 0, MAX_SKILL),
             ParameterSpec("target", "int", None,
-                          "tritowers only: the score to reach by the end of the game (none: "
-                          "clear the peaks)", 1, MAX_TARGET, optional=True),
+                          "with the TriTowers rules only: the score to reach by the end of the "
+                          "game (none: clear the peaks)", 1, MAX_TARGET, optional=True),
             undo_spec(),
             ParameterSpec("move_limit", "int", None, "moves allowed before the check is lost",
                           1, 100_000, optional=True),
@@ -730,9 +730,7 @@ def _read_pile(text: str, what: str) -> tuple[PlayingCard, ...]:
 
 
 def _check_all(cards: Sequence[PlayingCard], what: str) -> None:
-    twice = repeated(cards)
-    if twice:
-        raise ParseError(f"{what} holds {', '.join(c.code for c in twice)} twice")
+    refuse_repeated(cards, what, written=lambda card: card.code)
     if len(cards) != len(STANDARD):
         missing = [c.code for c in STANDARD if c not in set(cards)]
         raise ParseError(
