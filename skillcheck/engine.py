@@ -29,6 +29,7 @@ from skillcheck.errors import (
     IllegalMoveError,
     NotAMoveError,
     ParameterError,
+    ParseError,
     UndoError,
     quoted,
 )
@@ -46,6 +47,7 @@ from skillcheck.outcome import (
 from skillcheck.registry import GAMES, analysis_of, game_class, make_game, register_game
 from skillcheck.rng import draw_seed, validate_seed
 from skillcheck.solving import Bot, RandomBot, Solver
+from skillcheck.words import counted
 
 if TYPE_CHECKING:
     from skillcheck.records import GameRecord
@@ -321,7 +323,8 @@ class Game(ABC, Generic[MoveT]):
 
 
 class LegalMoves(Generic[MoveT]):
-    """A lazy view of the legal moves: supports ``in``, iteration, ``len`` and truth."""
+    """A lazy view of the legal moves: supports ``in`` (a move, or its code as text),
+    iteration, ``len`` and truth."""
 
     __slots__ = ("_state",)
 
@@ -335,6 +338,11 @@ class LegalMoves(Generic[MoveT]):
 
     def __contains__(self, move: object) -> bool:
         state = self._state
+        if isinstance(move, str):  # "d1" in state.legal_moves: the code of a legal move
+            try:
+                move = state.game.parse_move(move)
+            except ParseError:
+                return False
         return isinstance(move, state.game.move_type()) and state.is_legal(move)  # type: ignore[arg-type]
 
     def __len__(self) -> int:
@@ -580,21 +588,52 @@ class State(ABC, Generic[MoveT]):
         ``max_states`` positions, by a line that fits the move limit. A game without hidden
         cards (a puzzle such as Tower of Hanoy) is never finished for the player: the finding is
         the check. Generic, so no game restates a rule for it; deterministic, since the budget
-        is in positions."""
-        if self._outcome is not None or self.hidden_codes():
-            return None
-        if not self.initial_position().hidden_codes():
-            return None
+        is in positions. :meth:`finish_refusal` says why there is no line, in words."""
+        return self._finish(max_states)[0]
+
+    def finish_refusal(self, *, max_states: int = FINISH_MAX_STATES) -> str | None:
+        """Why the check cannot be finished for the player now, in words, or None if
+        :meth:`finishing_line` has a line."""
+        return self._finish(max_states)[1]
+
+    @property
+    def finish_offered(self) -> bool:
+        """Whether this check can ever be finished for the player: its deal hid cards and the
+        game has a solver to prove the win (front ends offer "finish" only then)."""
+        return bool(self.initial_position().hidden_codes()) and self.game.solver() is not None
+
+    def _finish(self, max_states: int) -> tuple[tuple[MoveT, ...] | None, str | None]:
+        """:meth:`finishing_line` and, without a line, :meth:`finish_refusal`'s reason."""
+        if self._outcome is not None:
+            return None, f"cannot finish: the check is over ({self._outcome.summary})"
+        if not self.finish_offered:
+            return None, (
+                "nothing to finish: no card of this check was hidden, so finding the way is the "
+                "check itself; it is never finished for you"
+                if not self.initial_position().hidden_codes()
+                else f"nothing to finish: {self.game.title} has no solver to prove a win"
+            )
+        if self.hidden_codes():
+            return None, (
+                "nothing to finish yet: some cards are still face down; a check is finished for "
+                "you only once every card is seen and the win is certain"
+            )
         solver = self.game.solver()
-        if solver is None:
-            return None
+        assert solver is not None  # finish_offered
         solution = solver.solve(self, max_states=max_states)
         if solution.result != "win":
-            return None
+            return None, (
+                "nothing to finish: every card is seen, but no certain win was found from here; "
+                "play on"
+            )
         limit = self.game.move_limit
         if limit is not None and self.moves_made + len(solution.moves) > limit:
-            return None  # the line found would break the move limit: the player plays on
-        return tuple(solution.moves)
+            left = limit - self.moves_made
+            return None, (  # the player plays on: a shorter line may still exist
+                f"nothing to finish: the win found takes {counted(len(solution.moves), 'move')}, "
+                f"more than the {counted(left, 'move')} left; play on"
+            )
+        return tuple(solution.moves), None
 
     def _evaluate(self) -> Outcome | None:
         goal = self._goal_outcome()

@@ -1219,9 +1219,9 @@ class SessionService:
         def step(stored: StoredCheck, live: _Live, now: datetime) -> _Change:
             line = self._finishing_line(stored.check_id, live)
             if not line:
+                reason = live.state.copy().finish_refusal() if not live.cancelled else None
                 raise CannotFinishError(
-                    "this check cannot be finished for you: it is finished only once every card "
-                    "is seen and a win is certain"
+                    f"this check cannot be finished for you: {reason or 'it is over'}"
                 )
             state = live.state.copy()
             builder = _ChangeBuilder(self, stored, live, now)

@@ -351,8 +351,11 @@ def test_push_takes_a_move_of_its_game(name: str, params: dict[str, Any]) -> Non
             takes = rf"{action.__name__} takes an? {re.escape(game.title)} move\b"
             assert re.match(takes, message), message
             assert not re.search(r"\b(None|object at)\b|'|\w+Move\b", message), message
-        assert wrong not in state.legal_moves
+        assert (wrong not in state.legal_moves) is not isinstance(wrong, str)  # a code is in
         assert (state.code(), state.history, state.observation()) == before
+    # membership reads a move's code too: "d1" in state.legal_moves (it used to be False)
+    assert legal.code in state.legal_moves and "no such move" not in state.legal_moves
+    assert all((m.code in state.legal_moves) for m in state.legal_moves)
     with pytest.raises(NotAMoveError) as text:
         state.push(legal.code)
     assert f'push_code("{legal.code}")' in text.value.message, text.value.message

@@ -152,12 +152,28 @@ def test_a_game_that_hides_nothing_is_never_finished_for_the_player() -> None:
     for move in solution.moves[:-1]:
         assert state.finishing_line() is None
         state.push(move)
-    assert state.finishing_line() is None
+    assert state.finishing_line() is None and not state.finish_offered
+    # the refusal says why in words (it used to say "not yet: once every card is seen")
+    hides_nothing = "no card of this check was hidden, so finding the way is the check itself"
+    assert hides_nothing in (state.finish_refusal() or "")
     service = SessionService()
     created = service.create("hanoy", {}, seed=0)
     assert created.view.can_finish is False
-    with pytest.raises(CannotFinishError):
+    with pytest.raises(CannotFinishError, match=hides_nothing):
         service.finish(created.check_id)
+
+
+def test_the_terminal_does_not_offer_finish_where_nothing_is_hidden() -> None:
+    from click.testing import CliRunner
+
+    from skillcheck.cli import main
+
+    for name, offered in (("hanoy", False), (GAME, True)):
+        result = CliRunner().invoke(main, ["play", name, "--seed", "1"], input="h\nf\n")
+        assert result.exit_code == 0, result.output
+        assert ("finish a won check for you" in result.output) is offered, result.output
+        said = "never finished for you" if name == "hanoy" else "some cards are still face down"
+        assert said in result.output.replace("\n", " "), result.output
 
 
 def test_a_finish_that_would_break_the_move_limit_is_not_offered() -> None:
@@ -177,7 +193,7 @@ def test_a_finish_that_would_break_the_move_limit_is_not_offered() -> None:
     for code in opening:
         view = service.move(created.check_id, code)
     assert view.can_finish is False and view.status is CheckStatus.IN_PROGRESS
-    with pytest.raises(CannotFinishError):
+    with pytest.raises(CannotFinishError, match=r"more than the \d+ moves left; play on"):
         service.finish(created.check_id, expected_version=view.version)
     assert service.view(created.check_id).version == view.version
     roomy = make_game(GAME, level=4, move_limit=len(opening) + len(line)).new_state(0)

@@ -146,7 +146,10 @@ def prompt_help(game: Game[Any], frontend: Frontend, state: State[Any]) -> Rende
         UndoPolicy.SAFE: " (only a move that turned up no hidden card)",
     }.get(game.undo_policy, "")
     keys.add_row("u", f"undo the last move{undo_note}")
-    keys.add_row("f", "finish a won check for you (once every card is seen and the win is sure)")
+    if state.finish_offered:
+        keys.add_row(
+            "f", "finish a won check for you (once every card is seen and the win is sure)"
+        )
     keys.add_row("c or q", "concede the check (asks first)")
     keys.add_row("h", "this help")
     return Group(
@@ -264,11 +267,7 @@ def play_check(
                 done = counted(len(finish), "move")
                 ended_by = f"Finished for you in {done}: the win was certain."
             else:
-                notice = Text(
-                    "✗ nothing to finish yet: a check is finished for you only once every card "
-                    "is seen and the win is certain",
-                    style="red",
-                )
+                notice = Text(f"✗ {state.finish_refusal()}", style="red")
         elif command.action in ("concede", "quit"):
             if player.confirm("Concede the check? It ends as a failure."):
                 state.concede()
