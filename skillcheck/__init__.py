@@ -61,6 +61,7 @@ from skillcheck.games.three_towers import (
     level_deck,
     quota_deck,
 )
+from skillcheck.games.tripeaks import Tripeaks, TripeaksMove, TripeaksObservation, TripeaksState
 from skillcheck.rng import MAX_SEED, Pcg32, draw_seed
 
 __version__ = "0.1.0"
@@ -110,6 +111,10 @@ __all__ = [
     "ThreeTowersObservation",
     "ThreeTowersState",
     "TowerMove",
+    "Tripeaks",
+    "TripeaksMove",
+    "TripeaksObservation",
+    "TripeaksState",
     "UndoError",
     "UnknownCardError",
     "UnknownGameError",

@@ -197,9 +197,14 @@ class VersionConflictError(SkillcheckError):
     code = "version-conflict"
 
     def __init__(self, check_id: str, expected: int, actual: int) -> None:
+        why = (
+            "another action came first"
+            if expected < actual
+            else "that version has not been reached (the check counts one version per action)"
+        )
         super().__init__(
-            f"check {quoted(check_id)} is at version {actual}, not {expected}: another action came "
-            "first; fetch the check and try again"
+            f"check {quoted(check_id)} is at version {actual}, not {expected}: {why}; fetch the "
+            "check and try again"
         )
         self.check_id = check_id
         self.expected = expected

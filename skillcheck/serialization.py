@@ -113,11 +113,29 @@ def game_from_params(name: str, params: dict[str, Any]) -> Any:
         extra = next(_extra_keys(exc), None)
         if extra is not None:
             raise _extra_key_error(cls, params, *extra) from None
+        # a value of the wrong kind ("5" for cards): the game's own validators name the value
+        # and the range, as its constructor does; the converter's account is the fallback
+        worded = _constructor_error(cls, params)
+        if worded is not None and not isinstance(
+            params.get(getattr(worded, "parameter", "")), Mapping
+        ):  # (a nested value, such as a variant, is worded better by the converter)
+            raise worded from None
         allowed = ", ".join(p.name for p in cls.parameters() if p.name in _field_names(cls))
         detail = structure_problems(exc)
         raise ParameterError(
             "params", f"invalid parameters for {name}: {detail} (parameters: {allowed})"
         ) from None
+
+
+def _constructor_error(cls: type[Any], params: Mapping[str, Any]) -> SkillcheckError | None:
+    """The domain error the game's constructor raises for ``params`` as given, if any."""
+    try:
+        cls(**params)
+    except SkillcheckError as exc:
+        return exc
+    except Exception:  # a value only the converter can read (a nested variant): no better words
+        return None
+    return None
 
 
 def structure_problems(exc: BaseException, whole: str = "the object") -> str:

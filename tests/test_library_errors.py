@@ -281,3 +281,25 @@ def test_a_tritowers_check_says_why_the_game_ended(won: bool, cleared: bool, why
             assert "the game is over;" not in summary.replace("so the game is over;", ""), summary
             return
     raise AssertionError("no deal ends this way")
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "parameter", "said"),
+    [
+        ("hanoy", {"cards": "5"}, "cards",
+         'cards "5" is not allowed: cards must be a whole number from 3 to 9, not text'),
+        ("three-towers", {"level": 6.0}, "level",
+         "level 6.0 is not allowed: level must be a whole number from 2 to 9, written without a "
+         "decimal point"),
+        ("three-towers", {"variant": {"kind": "quota", "suit": "moons", "skill": "3", "quota": 2}},
+         "params", "variant.skill must be a whole number"),
+    ],
+)  # fmt: skip
+def test_params_of_the_wrong_kind_are_worded_as_the_constructor_words_them(
+    name: str, params: dict[str, Any], parameter: str, said: str
+) -> None:
+    """game_from_params (sessions, records, the API) said only "cards must be a whole number",
+    naming neither the value nor the range, where Hanoy(cards="5") names both."""
+    with pytest.raises(ParameterError) as refused:
+        game_from_params(name, params)
+    assert said in refused.value.message and refused.value.parameter == parameter

@@ -246,6 +246,8 @@ def test_a_stale_version_is_a_conflict_and_changes_nothing() -> None:
             service.move(check, "d2", expected_version=stale)
         assert (caught.value.expected, caught.value.actual) == (stale, 1)
         assert caught.value.code == "version-conflict"
+        # a version ahead of the check's was never reached: no other action "came first"
+        assert ("another action came first" in caught.value.message) is (stale < 1)
         with pytest.raises(VersionConflictError):
             service.concede(check, expected_version=stale)
         with pytest.raises(VersionConflictError):

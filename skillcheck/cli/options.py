@@ -123,7 +123,10 @@ def allowed_text(spec: ParameterSpec) -> str:
     if spec.kind == "bool":
         return "on or off"
     deck = DECKS.get(spec.deck or "")
-    return f"cards of the deck {deck.name if deck else spec.deck}"
+    if deck is None:
+        return f"cards of the deck {spec.deck}"
+    title = deck.title.removeprefix("The ")  # "The Decktet": a name, its capital kept
+    return f"cards of the {title if title != deck.title else title[:1].lower() + title[1:]}"
 
 
 def default_text(spec: ParameterSpec) -> str:
@@ -148,8 +151,10 @@ def option_help(spec: ParameterSpec, *, ranges: bool = False) -> str:
         allowed += "; a number, a range (2..5) or a list (1,3)"
     elif ranges and spec.kind == "choice":
         allowed += "; one, or a list (a,b)"
-    default = default_text(spec)
-    return f"{spec.help[:1].upper()}{spec.help[1:]}. Allowed: {allowed}. Default: {default}."
+    said = f"{spec.help[:1].upper()}{spec.help[1:]}. Allowed: {allowed}."
+    if spec.default is None and any(w in spec.help for w in ("left out", "default:", "(none:")):
+        return said  # the help says what leaving it out does ("off in basic, on in tritowers")
+    return f"{said} Default: {default_text(spec)}."
 
 
 def click_options(options: Sequence[GameOption], *, ranges: bool = False) -> list[click.Parameter]:
