@@ -451,6 +451,13 @@ class State(ABC, Generic[MoveT]):
         return self._outcome
 
     @property
+    def tier(self) -> Tier | None:
+        """The result's tier under the game's default thresholds (critical success, success,
+        failure, critical failure), or None while the check is in progress; a GM's own
+        thresholds: ``game.tier(state.outcome, tiers)``."""
+        return None if self._outcome is None else self.game.tier(self._outcome)
+
+    @property
     def status(self) -> Status:
         return Status.IN_PROGRESS if self._outcome is None else self._outcome.status
 
