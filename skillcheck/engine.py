@@ -519,7 +519,15 @@ class State(ABC, Generic[MoveT]):
         self._outcome = self._evaluate()
 
     def push_code(self, code: str) -> MoveT:
-        """Parse a move code and make the move; returns the move."""
+        """Parse a move code and make the move; returns the move. Text that is no move is a
+        :class:`ParseError`; anything but text is :class:`NotAMoveError`, as for :meth:`push`."""
+        if not isinstance(code, str):
+            given = (
+                f"a move ({quoted(code.code)}): push takes a move"
+                if isinstance(code, Move)
+                else _given(code)
+            )
+            raise NotAMoveError(code, f"push_code takes a move's code as text, not {given}")
         move = self.game.parse_move(code)
         self.push(move)
         return move

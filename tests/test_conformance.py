@@ -356,6 +356,9 @@ def test_push_takes_a_move_of_its_game(name: str, params: dict[str, Any]) -> Non
     # membership reads a move's code too: "d1" in state.legal_moves (it used to be False)
     assert legal.code in state.legal_moves and "no such move" not in state.legal_moves
     assert all((m.code in state.legal_moves) for m in state.legal_moves)
+    for wrong in [None, 3, legal]:  # push_code takes text: anything else is the wrong kind
+        with pytest.raises(NotAMoveError, match="push_code takes a move's code as text, not"):
+            state.push_code(wrong)  # type: ignore[arg-type]
     with pytest.raises(NotAMoveError) as text:
         state.push(legal.code)
     assert f'push_code("{legal.code}")' in text.value.message, text.value.message
