@@ -21,7 +21,16 @@ from typing import Any
 
 from attrs import field, frozen
 
-__all__ = ["LAYOUTS", "ZONE_LAYOUTS", "Board", "Meter", "MoveView", "Zone"]
+__all__ = [
+    "LAYOUTS",
+    "QUIET_MARKS",
+    "WORD_MARKS",
+    "ZONE_LAYOUTS",
+    "Board",
+    "Meter",
+    "MoveView",
+    "Zone",
+]
 
 #: How a zone's cards lie: ``stack`` (one on another, the last on top, all visible as a column),
 #: ``pile`` (squared up: only the top card shows), ``fan`` (side by side), ``row``, and ``slot``
@@ -30,6 +39,12 @@ ZONE_LAYOUTS = ("stack", "pile", "fan", "row", "slot")
 #: How the zones lie on the table: ``rows`` (zones in order, wrapping), or a name a game's own
 #: page module draws (``api/static/games/<name>.js``).
 LAYOUTS = ("rows", "grid")
+#: Zone marks (``extras``) every front end understands: true flags that light a zone without
+#: words (it counts towards the goal, it won, a light), and marks whose value is the words shown
+#: (the zone's progress, "1 of 4"; a note). Any other true flag shows its name, any other value
+#: as "name: value" (api/static/play.js reads the same marks: docs/play-page.md).
+QUIET_MARKS = frozenset({"highlight", "lead", "won"})
+WORD_MARKS = ("progress", "note", "text")
 
 
 def _frozen_dict(value: Any) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from skillcheck.board import Board, Meter, Zone
+from skillcheck.board import QUIET_MARKS, WORD_MARKS, Board, Meter, Zone
 from skillcheck.cards import DECKS, Deck
 from skillcheck.errors import SkillcheckError
 from skillcheck.words import counted
@@ -193,9 +193,14 @@ def _zone_cards(zone: Zone, deck: Deck | None) -> RenderableType:
 
 
 def _zone_marks(zone: Zone) -> Text:
-    marks = [
-        k if v is True else f"{k}: {v}" for k, v in zone.extras.items() if v not in (False, None)
-    ]
+    """A zone's marks in words, as the page shows them: "(1 of 4)", not "(lead, progress: ...)"."""
+    marks = []
+    for key, value in zone.extras.items():
+        if value is True:
+            if key not in QUIET_MARKS:
+                marks.append(key.replace("_", " "))
+        elif value not in (False, None):
+            marks.append(str(value) if key in WORD_MARKS else f"{key.replace('_', ' ')}: {value}")
     return Text(f"  ({', '.join(marks)})" if marks else "", style="dim")
 
 

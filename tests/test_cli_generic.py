@@ -10,6 +10,7 @@ commands and the front-end hook.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -603,3 +604,13 @@ def test_the_frontend_hook() -> None:
     assert result.exit_code == 0 and "A CUSTOM VIEW" in result.stdout
     for cls in GAMES.values():
         assert isinstance(frontend_for(cls), Frontend)
+
+
+def test_zone_marks_read_as_the_page_shows_them() -> None:
+    """The terminal printed Hanoy's lead column as "(lead, progress: 1 of 4)": the page's quiet
+    flags (skillcheck.board.QUIET_MARKS) show no words, and a progress mark only its words."""
+    result = CliRunner().invoke(main, ["play", "hanoy", "--cards", "4", "--seed", "1"],
+                                input="c\ny\n")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert re.search(r"\(\d of 4\)", result.output), result.output
+    assert "lead" not in result.output and "progress:" not in result.output
