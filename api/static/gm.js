@@ -668,7 +668,9 @@ async function createCheck(event) {
       spectator: created.spectator_token,
       commitment: created.commitment,
     });
-    upsert(summaryOfView(created.view));
+    // The live list may have shown the check before this answer came, without its links: its
+    // entry then offered to replace the spectators' link the GM had just been given.
+    if (!upsert(summaryOfView(created.view))) refreshLinks(created.check_id);
     showCreated(created);
   } catch (error) {
     problem.textContent = `The check was not created: ${problemText(error)}`;

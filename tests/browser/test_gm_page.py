@@ -299,6 +299,45 @@ def test_cancel_filter_and_watch_from_the_list(
         context.close()
 
 
+def test_a_check_the_live_list_shows_first_still_knows_its_links(
+    browser: Any, gm_server: tuple[str, Path]
+) -> None:
+    """The live list can show a new check before the creating request answers; its entry then
+    offered "make a new spectators' link" (breaking the one just handed out) instead of Watch.
+    The answer is held back here until the list has shown the check."""
+    base, _ = gm_server
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(10000)
+    try:
+        gm = context.new_page()
+        sign_in(gm, base)
+        label = "Ysolde reads the runes"
+        entry = gm.locator(".check", has_text=label)
+
+        def hold_the_answer(route: Any) -> None:
+            if route.request.method != "POST":
+                route.fallback()
+                return
+            answer = route.fetch()
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and not gm.evaluate(
+                "(label) => [...document.querySelectorAll('.check')]"
+                ".some((li) => li.textContent.includes(label))",
+                label,
+            ):
+                time.sleep(0.05)
+            route.fulfill(response=answer)
+
+        gm.route("**/v1/checks", hold_the_answer)
+        gm.fill("#check-label", label)
+        click_create(gm)
+        expect(gm.locator("#created")).to_be_visible()
+        expect(entry.locator("a.watch")).to_be_visible()
+        expect(entry.locator(".watch-new")).to_be_hidden()
+    finally:
+        context.close()
+
+
 def test_phone_layout_fits(browser: Any, gm_server: tuple[str, Path], shots: Path) -> None:
     base, _ = gm_server
     context = browser.new_context(
