@@ -112,6 +112,9 @@ class BoardBody(TypedDict):
     #: The suits (letters) the game's cards can bear when fewer than the deck's (the page's
     #: legend lists only these); null: every suit of the deck.
     suits: list[str] | None
+    #: A tap on a card with one move plays it (a game where no card has a choice of place,
+    #: such as Tri Peaks); false: a tap selects, a second tap says where.
+    one_tap: bool
 
 
 #: A legal move as a front end offers it: the zone ids it goes ``from`` and ``to`` (null for a

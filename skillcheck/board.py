@@ -137,6 +137,10 @@ class Board:
     #: The suits (their letters) the game's cards can bear, when fewer than the deck's (a game
     #: dealt in one suit): the page's suit legend lists only these. None: every suit of the deck.
     suits: tuple[str, ...] | None = field(default=None, converter=_suits)
+    #: A tap on a card that has one move plays it, with no second tap on where it goes: for a
+    #: game whose moves leave the player no choice of place (Tri Peaks: every card goes to the
+    #: waste). Otherwise a tap selects, and only a move that goes nowhere plays at once.
+    one_tap: bool = False
 
     def __attrs_post_init__(self) -> None:
         ids = [z.id for z in self.zones]
@@ -156,6 +160,7 @@ class Board:
             "zones": [z.to_dict() for z in self.zones],
             "meters": [m.to_dict() for m in self.meters],
             "suits": None if self.suits is None else list(self.suits),
+            "one_tap": self.one_tap,
         }
 
 

@@ -474,8 +474,12 @@ function moveText(code, view = page.view) {
   return move ? move.text : code;
 }
 
+/** "a, b or c"; items that hold commas themselves ("the bottom row, 3rd of 10") are set
+ *  apart with semicolons, so the list still reads. */
 function listWords(words) {
-  return words.length > 1 ? `${words.slice(0, -1).join(", ")} or ${words.at(-1)}` : words[0] || "";
+  if (words.length < 2) return words[0] || "";
+  const comma = words.some((w) => w.includes(",")) ? "; " : ", ";
+  return `${words.slice(0, -1).join(comma)}${comma === "; " ? "; or " : " or "}${words.at(-1)}`;
 }
 
 function render() {
@@ -1141,8 +1145,11 @@ function chooseZone(id, onCard) {
     say(`Nothing can move from ${zoneLabel(id)} now.`);
     return;
   }
-  if (from.length === 1 && (from[0].to === null || from[0].to === undefined)) {
-    play(from[0].code); // one tap: a move that goes nowhere in particular (dealing, turning up)
+  const nowhere = from[0].to === null || from[0].to === undefined;
+  if (from.length === 1 && (nowhere || page.view.board.one_tap)) {
+    // one tap: a move that goes nowhere in particular (dealing), or a game where a card has
+    // no choice of place (the board's one_tap: Tri Peaks' waste)
+    play(from[0].code);
     return;
   }
   select(id);

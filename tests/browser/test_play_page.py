@@ -381,6 +381,22 @@ def test_click_plays_a_legal_move(
     expect(page.locator("#notice")).to_contain_text(move["text"])
 
 
+def test_a_card_with_one_place_to_go_plays_on_one_tap(
+    page: Page, server: str, new_check: NewCheck
+) -> None:
+    """Tri Peaks' board says one_tap (every card goes to the waste): a tap on the stock, or on
+    a card that can move, plays its move; it used to select it and wait for a tap on the waste."""
+    check = new_check(seed=3, params={}, game="tripeaks")
+    open_page(page, server, check)
+    before = check.view()
+    assert before["board"]["one_tap"] is True
+    stock = next(m for m in before["moves"] if m["from"] == "stock")
+    with page.expect_request("**/moves") as sent:
+        page.click("[data-zone='stock']")
+    assert sent.value.post_data_json == {"move": stock["code"], "expected_version": 0}
+    wait_version(page, 1)
+
+
 @pytest.mark.console_errors(r"status of 422 .*/moves\)$")  # the refused move
 def test_illegal_attempt_is_refused_and_changes_nothing(
     page: Page, server: str, new_check: NewCheck

@@ -555,10 +555,11 @@ class Tripeaks(Game[TripeaksMove]):
             here = observation.present[position]
             card = observation.peaks[position]
             cards: tuple[str | None, ...] = ((card.code if card else None),) if here else ()
-            extras = {"highlight": True} if is_free(observation.present, position) else {}
+            # (no mark for a free card: the page rings the cards that can move now, and a free
+            # card that cannot move looked the same as one that can)
             zones.append(
                 Zone(f"p{position}", label, "slot", cards, 1 if here else 0, accepts=False,
-                     x=x, y=y, extras=extras)
+                     x=x, y=y)
             )  # fmt: skip
         zones.append(Zone("stock", "Stock", "pile", (), observation.stock, accepts=False))
         # At a win the waste, which holds every card played, is the winning pile.
@@ -591,7 +592,7 @@ class Tripeaks(Game[TripeaksMove]):
             meters.append(
                 Meter("run", "Run", run, None, f"run of {run}: the next card scores {run + 1}")
             )
-        return Board(tuple(zones), tuple(meters), goal=self.goal_text())
+        return Board(tuple(zones), tuple(meters), goal=self.goal_text(), one_tap=True)
 
     def move_view(self, observation: TripeaksObservation, move: TripeaksMove) -> MoveView:
         top = observation.top
