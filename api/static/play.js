@@ -1148,7 +1148,7 @@ function chooseZone(id, onCard) {
   const nowhere = from[0].to === null || from[0].to === undefined;
   if (from.length === 1 && (nowhere || page.view.board.one_tap)) {
     // one tap: a move that goes nowhere in particular (dealing), or a game where a card has
-    // no choice of place (the board's one_tap: Tri Peaks' waste)
+    // no choice of place (the board's one_tap: every card goes to one pile)
     play(from[0].code);
     return;
   }
