@@ -153,6 +153,16 @@ def test_the_listing_shows_every_grid_name_whole_at_80_columns() -> None:
         assert f"{name}'s tables: {table_file(name)}" in result.output  # where each one is
 
 
+def test_the_listing_prints_each_file_path_whole_however_long(tmp_path: Path) -> None:
+    """A reader copies the path; inside the table's caption a long checkout's path wrapped."""
+    deep = tmp_path / ("a-folder-with-a-long-name-" * 4) / "odds"
+    result = CliRunner().invoke(main, ["odds-tables", "--out", str(deep)], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    for name in GAMES:
+        if gm_odds_of(name).grids:
+            assert f"{name}'s tables: {deep / (name + '.json')}" in result.output
+
+
 def test_the_command_regenerates_a_game_with_progress(tmp_path: Path) -> None:
     log = tmp_path / "progress.log"
     result = CliRunner().invoke(main, [

@@ -644,11 +644,7 @@ def odds_tables(
             raise ParseError(f"workers {workers} is not allowed: give at least 1")
         if not regenerate:
             files = {name: table_file(name, out) for name in chosen}
-            listing = Table(
-                title="Shipped odds tables", title_justify="left",
-                caption="\n".join(f"{n}'s tables: {f}" for n, f in files.items()),
-                caption_justify="left",
-            )  # fmt: skip
+            listing = Table(title="Shipped odds tables", title_justify="left")
             listing.add_column("game", no_wrap=True)
             listing.add_column("grid", no_wrap=True)  # a grid's name is what a reader tells apart
             listing.add_column("cells", justify="right")
@@ -663,7 +659,10 @@ def odds_tables(
                     cells = str(len(grid_cells(name, grid)))
                     shown = per_profile + " (not generated)" * missing
                     listing.add_row(name, grid.name, cells, shown)
-            stdout().print(listing)
+            console = stdout()
+            console.print(listing)
+            for name, file in files.items():  # whole, however long: a reader copies the path
+                console.print(f"{name}'s tables: {file}", soft_wrap=True)
             return
         started = time.monotonic()
         last_logged = [0.0]
