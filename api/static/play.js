@@ -914,26 +914,50 @@ function renderZone(zone, ctx = context()) {
 function renderSelection() {
   const text = $("selection");
   text.replaceChildren();
-  text.hidden = !playing();
+  text.parentElement.hidden = !playing(); // the slot too: spectators and an ended check have no selection
   if (!playing()) return;
   const from = [...sources()];
   if (!page.selected) {
-    text.textContent = from.length
-      ? `Choose what to move: from ${listWords(from.map(zoneLabel))}.`
-      : "No move can be made.";
+    if (!from.length) text.textContent = "No move can be made.";
+    else
+      sayTwoWays(
+        text,
+        `Choose what to move: from ${listWords(from.map(zoneLabel))}.`,
+        `Choose what to move: any of the ${from.length} places the table marks.`,
+        from.length,
+      );
     return;
   }
   const targets = [...targetsOf(page.selected)];
   const here = movesFrom(page.selected).filter((m) => m.to === null || m.to === undefined);
-  text.append(
-    `Selected: ${sourceText(page.selected)}. ` +
-      (targets.length
-        ? `It can go to ${listWords(targets.map(zoneLabel))}. Choose where, or ${CHOOSE_AGAIN}.`
-        : here.length
-          ? ""
-          : "It cannot go anywhere now; choose another card."),
-  );
+  const selected = `Selected: ${sourceText(page.selected)}. `;
+  if (targets.length) {
+    sayTwoWays(
+      text,
+      `${selected}It can go to ${listWords(targets.map(zoneLabel))}. Choose where, or ${CHOOSE_AGAIN}.`,
+      `${selected}It can go to any of the ${targets.length} lit places. Choose where, or ${CHOOSE_AGAIN}.`,
+      targets.length,
+    );
+  } else {
+    text.append(selected + (here.length ? "" : "It cannot go anywhere now; choose another card."));
+  }
   for (const move of here) text.append(" ", moveButton(move, "small"));
+}
+
+/** Writes `full` into `element` for screen readers; the eye reads `short` instead when more than
+ *  two places are listed (the table marks them already, and a long line would cover it). */
+function sayTwoWays(element, full, short, count) {
+  if (count <= 2) {
+    element.append(full);
+    return;
+  }
+  const seen = document.createElement("span");
+  seen.setAttribute("aria-hidden", "true");
+  seen.textContent = short;
+  const heard = document.createElement("span");
+  heard.className = "visually-hidden";
+  heard.textContent = full;
+  element.append(seen, heard);
 }
 
 // How to let go of a selected card, in the words of the device: a touch screen has no Escape key.
@@ -1047,6 +1071,12 @@ function refuse(error) {
   $("refusal-title").textContent = /[.!?]$/.test(title) ? title : `${title}:`;
   $("refusal-detail").textContent = detail;
   $("refusal").hidden = false;
+  // It stands at the foot of the screen: what the player was typing in must stay in sight.
+  const active = document.activeElement;
+  if (active && active !== document.body && !$("refusal").contains(active)) {
+    const field = active.getBoundingClientRect();
+    if (field.bottom > $("refusal").getBoundingClientRect().top) active.scrollIntoView({ block: "center" });
+  }
 }
 
 async function act(doing, request) {
@@ -1336,7 +1366,13 @@ function wire() {
       $("concede").focus();
     }
   });
-  $("refusal-close").addEventListener("click", clearRefusal);
+  // the refusal stands in front of the table's foot: a tap anywhere on it puts it away
+  $("refusal").addEventListener("click", clearRefusal);
+  // a selection line longer than its slot lies over the table, on a background of its own
+  new ResizeObserver(() => {
+    const line = $("selection");
+    line.classList.toggle("spills", line.offsetHeight > line.parentElement.clientHeight + 1);
+  }).observe($("selection"));
   $("show-record").addEventListener("click", showRecord);
   $("retry").addEventListener("click", () => location.reload());
   document.addEventListener("keydown", onKey);

@@ -18,6 +18,8 @@ from browser_support import (
     open_door,
     open_drawn_ahead,
     open_with_view_held,
+    zone_card,
+    zone_head,
 )
 from playwright.sync_api import Page, expect
 
@@ -468,6 +470,58 @@ def test_no_layout_shift_while_loading_and_playing(
         counted = [s for s in shifts if not s["recent"]]
         assert sum(s["value"] for s in counted) == 0, counted
         assert not errors, errors
+    finally:
+        context.close()
+
+
+#: Every place's top-left corner on the page (scrolling aside), to see that none moves.
+PLACES = """() => Object.fromEntries([...document.querySelectorAll('.zone[data-zone]')].map(z => {
+  const r = z.getBoundingClientRect();
+  return [z.dataset.zone, [Math.round(r.left), Math.round(r.top + scrollY)]];
+}))"""
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_what_the_page_says_never_moves_the_table_on_a_phone(
+    browser: Any, server: str, new_check: NewCheck, name: str
+) -> None:
+    """The place the player taps next must stay under the finger: a selection's words, a
+    refusal, its dismissal, and the words of a move played leave every place where it was
+    (these shifts follow the player's input, so the Layout Instability API's score ignores
+    them). The selection line said every target by name and grew to four lines; the refusal
+    and the notice stood above the table and pushed it down."""
+    context = browser.new_context(
+        viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True,
+        reduced_motion="reduce",
+    )  # fmt: skip
+    try:
+        page = context.new_page()
+        check = new_check(seed=4, params=GAMES[name].examples()[0], game=name)
+        page.goto(check.url(server))
+        expect_check_shown(page)
+        places = page.evaluate(PLACES)
+        view = check.view()
+        going = [m for m in view["moves"] if m["to"] is not None]
+        move = max(going, key=lambda m: sum(n["from"] == m["from"] for n in going))
+        page.locator(zone_card(move["from"])).click()
+        if "Selected" in (page.locator("#selection").text_content() or ""):
+            assert page.evaluate(PLACES) == places, "selecting a card moved the table"
+            target = page.locator(zone_head(move["to"]))
+            if target.count() == 0:  # a slot has no head: its card or empty place is the target
+                target = page.locator(f".zone[data-zone='{move['to']}'] li.top > *")
+            target.click()
+        # else one tap played the card's only move (the board's one_tap)
+        expect(page.locator("#version")).to_have_text("1")
+        expect(page.locator("#notice")).not_to_be_empty()
+        assert page.evaluate(PLACES) == places, "playing a move moved the table"
+        open_door(page, "keyboard")
+        page.locator("#move-input").fill("zz9")
+        page.locator("#play").click()
+        expect(page.locator("#refusal")).to_be_visible()
+        assert page.evaluate(PLACES) == places, "a refusal moved the table"
+        page.locator("#refusal").click()  # a tap anywhere on it puts it away
+        expect(page.locator("#refusal")).to_be_hidden()
+        assert page.evaluate(PLACES) == places, "dismissing a refusal moved the table"
     finally:
         context.close()
 
