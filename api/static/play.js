@@ -689,9 +689,9 @@ function slotGrid(slotZones, ctx) {
   return grid;
 }
 
-function marker(kind, text) {
+function marker(kind, text, shown = true) {
   const span = document.createElement("span");
-  span.className = `marker marker-${kind}`;
+  span.className = `marker marker-${kind}${shown ? "" : " unshown"}`;
   span.setAttribute("aria-hidden", "true");
   span.textContent = text;
   return span;
@@ -846,8 +846,15 @@ function zoneHead(zone, ctx, badge) {
     progress.textContent = badge;
     head.append(progress);
   }
-  if (target) head.append(marker("target", "▼ can go here"));
-  else if (ctx.sources.has(zone.id) && ctx.selected !== zone.id && !ctx.selected) head.append(marker("source", "can move"));
+  if (ctx.playing) {
+    // Both marks lie in one cell, only the one that holds shown: the head keeps its height
+    // whatever it says, so the cards under it stay under the player's finger.
+    const marks = document.createElement("span");
+    marks.className = "markers";
+    const source = ctx.sources.has(zone.id) && ctx.selected !== zone.id && !ctx.selected;
+    marks.append(marker("target", "▼ can go here", target), marker("source", "can move", !target && source));
+    head.append(marks);
+  }
   return head;
 }
 

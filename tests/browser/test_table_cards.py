@@ -474,9 +474,9 @@ def test_no_layout_shift_while_loading_and_playing(
         context.close()
 
 
-#: Every place's top-left corner on the page (scrolling aside), to see that none moves.
+#: The top-left corner of every place's cards on the page (scrolling aside), to see none move.
 PLACES = """() => Object.fromEntries([...document.querySelectorAll('.zone[data-zone]')].map(z => {
-  const r = z.getBoundingClientRect();
+  const r = (z.querySelector('.cards') || z).getBoundingClientRect();
   return [z.dataset.zone, [Math.round(r.left), Math.round(r.top + scrollY)]];
 }))"""
 
