@@ -384,12 +384,21 @@ class IndexBody(TypedDict):
 # ---- games ---------------------------------------------------------------------------------------
 
 
+class AppliesIfBody(TypedDict):
+    """A parameter taken only while the parameter ``parameter`` has one of ``values``."""
+
+    parameter: str
+    values: list[str]
+
+
 class ParameterBody(TypedDict):
     """One game parameter (:class:`skillcheck.engine.ParameterSpec`), enough to build a form:
     ``kind`` is ``int`` (``minimum``..``maximum``), ``bool``, ``choice`` (``choices``) or
     ``cards`` (codes of the deck ``deck``); ``optional`` ones may be null; ``path`` is where the
     value sits in the check's ``params`` (``["variant", "suit"]``); ``name`` is its name as a
-    flat option (``GET /v1/odds``, the CLI)."""
+    flat option (``GET /v1/odds``, the CLI); ``applies_if`` (or null) names the parameter and
+    values it goes with: a form shows the parameter only then (the game refuses it
+    otherwise)."""
 
     name: str
     kind: Literal["int", "bool", "choice", "cards"]
@@ -401,6 +410,7 @@ class ParameterBody(TypedDict):
     optional: bool
     deck: str | None
     path: list[str]
+    applies_if: AppliesIfBody | None
 
 
 class GameSummary(TypedDict):

@@ -54,7 +54,7 @@ from skillcheck.calibrate import choices_of, choose, plan, shipped_choices
 from skillcheck.engine import GAMES, Game, ParameterSpec
 from skillcheck.errors import ParameterError, UnknownGameError, quoted
 from skillcheck.odds import OddsCell, game_from_options, methods_of, odds
-from skillcheck.profiles import PROFILE_KEYS, ProfileOdds, profile_methods, summary
+from skillcheck.profiles import PROFILE_KEYS, ProfileOdds, gm_odds_of, profile_methods, summary
 from skillcheck.schema import check_params, flat_params
 from skillcheck.serialization import game_params
 from skillcheck.tables import ShippedCell, canonical_key, shipped_cell
@@ -210,6 +210,9 @@ class OddsAnswerBody(TypedDict):
     cells: list[OddsAnswerCellBody]
     summary: str
     source: Literal["shipped", "computed"]
+    #: The option ``GET /v1/calibrate`` chooses for these options (the game's difficulty:
+    #: a quota check's quota, Tri Peaks' peaks...), to leave out of its query; null if none.
+    difficulty: str | None
 
 
 class OddsRunningBody(TypedDict):
@@ -315,8 +318,18 @@ def complete_answer(
         "cells": cells,
         "summary": sentence,
         "source": "shipped" if source == "shipped" else "computed",
+        "difficulty": _difficulty_of(request.game, combos[0]),
     }
     return cast(OddsAnswerBody, answer)
+
+
+def _difficulty_of(game: str, options: dict[str, Any]) -> str | None:
+    """The option calibrating chooses for ``options`` (None if the game has none for them)."""
+    declared = gm_odds_of(game).difficulty
+    try:
+        return None if declared is None else declared(options).parameter
+    except ParameterError:
+        return None
 
 
 class OddsJob:

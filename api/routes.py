@@ -439,6 +439,9 @@ def _spec(spec: ParameterSpec) -> ParameterBody:
         "optional": spec.optional,
         "deck": spec.deck,
         "path": list(spec.where),
+        "applies_if": None
+        if spec.applies_if is None
+        else {"parameter": spec.applies_if[0], "values": list(spec.applies_if[1])},
     }
 
 

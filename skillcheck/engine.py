@@ -106,7 +106,10 @@ class ParameterSpec:
 
     ``path`` says where the value sits in the game's parameters as records and the API write
     them (``("variant", "suit")``); by default at the top level under ``name``. ``optional``
-    parameters may be left out (``None``)."""
+    parameters may be left out (``None``). ``applies_if`` is ``(other, values)`` for a
+    parameter the game takes only while the parameter named ``other`` has one of ``values``
+    (a quota check's quota): a form shows it only then, and the game refuses it otherwise
+    (the conformance suite checks that it does)."""
 
     name: str
     kind: str
@@ -118,6 +121,7 @@ class ParameterSpec:
     optional: bool = False
     deck: str | None = None
     path: tuple[str, ...] | None = None
+    applies_if: tuple[str, tuple[str, ...]] | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.kind not in PARAMETER_KINDS:

@@ -78,7 +78,7 @@ from skillcheck.engine import (
     Tiers,
     UndoPolicy,
 )
-from skillcheck.errors import NotAMoveError
+from skillcheck.errors import NotAMoveError, ParameterError
 from skillcheck.records import GameRecord, verify
 from skillcheck.serialization import game_from_params, game_params
 from skillcheck.sessions import HINT_BOT, SessionService
@@ -152,6 +152,38 @@ def _given(params: Any, where: tuple[str, ...]) -> Any:
             return None
         params = params[key]
     return params
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_parameter_that_applies_only_with_some_values_is_refused_with_the_others(
+    name: str,
+) -> None:
+    """A parameter declared ``applies_if=(other, values)`` is what a form hides while
+    ``other`` has another value: the game must then refuse it, naming it, or the form would
+    hide a parameter that counts (or the declaration would name too few values)."""
+    cls = game_class(name)
+    specs = {spec.name: spec for spec in cls.parameters()}
+    defaults = game_params(cls())
+    for spec in specs.values():
+        if spec.applies_if is None:
+            continue
+        other, values = spec.applies_if
+        assert other in specs and specs[other].kind == "choice", (spec.name, other)
+        choices = specs[other].choices or ()
+        assert values and set(values) <= set(choices), (spec.name, values, choices)
+        if spec.kind == "choice":
+            sample: Any = (spec.choices or ("",))[0]
+        elif spec.kind == "int":
+            sample = spec.minimum if spec.minimum is not None else 1
+        elif spec.kind == "bool":
+            sample = True
+        else:
+            sample = [item_code(deck_named(spec.deck or cls.deck_name).cards[0])]
+        for choice in set(choices) - set(values):
+            params = _with(_with(defaults, specs[other].where, choice), spec.where, sample)
+            with pytest.raises(ParameterError) as refused:
+                game_from_params(name, params)
+            assert refused.value.parameter == spec.name, (spec.name, choice, refused.value)
 
 
 @pytest.mark.parametrize(("name", "params"), CASES)

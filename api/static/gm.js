@@ -335,8 +335,27 @@ async function chooseGame(name) {
   const example = detail.examples?.[0]?.params || {};
   const fields = $("param-fields");
   fields.replaceChildren(...detail.parameters.map((spec) => fieldFor(spec, valueAt(example, spec.path))));
+  showApplicable();
   showCalibrate(name);
   scheduleOdds();
+}
+
+/** Whether the parameter `spec` applies with the form as it is: one declared `applies_if`
+ *  goes only with some values of another parameter (a quota check's quota). */
+function applies(spec) {
+  const condition = spec.applies_if;
+  if (!condition) return true;
+  const other = $(`param-${condition.parameter}`);
+  return Boolean(other) && condition.values.includes(other.value);
+}
+
+/** Shows only the parameters that apply; a hidden one keeps what was typed (it comes back with
+ *  its variant) but is neither sent nor checked. */
+function showApplicable() {
+  for (const spec of state.details.get(state.game)?.parameters || []) {
+    const field = document.querySelector(`#param-fields [data-param="${spec.name}"]`);
+    if (field) field.hidden = !applies(spec);
+  }
 }
 
 /** The form's values: { params (nested, as POST /v1/checks takes them), flat (as GET /v1/odds
@@ -346,6 +365,7 @@ function readParams() {
   const params = {};
   const flat = {};
   for (const spec of detail.parameters) {
+    if (!applies(spec)) continue;
     const control = $(`param-${spec.name}`);
     let value;
     if (spec.kind === "bool" && !spec.optional) value = control.checked;
@@ -606,6 +626,11 @@ async function calibrate() {
     return;
   }
   const flat = { ...read.flat };
+  // the option calibrating chooses (the odds answer names it for these choices) is left out
+  const chosen = state.lastOdds?.difficulty;
+  if (chosen && state.oddsQuery?.toString() === new URLSearchParams({ game: state.game, ...read.flat }).toString()) {
+    delete flat[chosen];
+  }
   const target = $("calibrate-target").value;
   out.textContent = "Looking for the difficulty that gives that chance…";
   for (let attempt = 0; attempt < 4; attempt++) {
@@ -630,7 +655,7 @@ async function calibrate() {
     } catch (error) {
       const field = error instanceof ApiError ? error.problem?.field : null;
       if (field && field in flat) {
-        delete flat[field]; // the parameter being calibrated: the server chooses it
+        delete flat[field]; // (odds not in yet) the parameter being calibrated: the server chooses it
         continue;
       }
       out.textContent = `Cannot calibrate: ${problemText(error)}`;
@@ -812,6 +837,7 @@ async function loadChecks({ more = false } = {}) {
   if (label) query.set("label", label);
   if (more && state.cursor) query.set("cursor", state.cursor);
   $("list-problem").textContent = "";
+  $("check-list").setAttribute("aria-busy", "true"); // (until the server's page is in)
   try {
     const page = await api("GET", `/v1/checks?${query}`);
     // What the live list brought while the page was on its way may be newer than the page.
@@ -838,6 +864,7 @@ async function loadChecks({ more = false } = {}) {
     }
     $("list-problem").textContent = `Cannot list your checks: ${problemText(error)}`;
   }
+  $("check-list").setAttribute("aria-busy", "false");
   $("list-empty").hidden = state.checks.size > 0;
 }
 
@@ -1186,7 +1213,10 @@ function main() {
   $("sign-out").addEventListener("click", signOut);
   $("game").addEventListener("change", () => chooseGame($("game").value));
   $("param-fields").addEventListener("input", scheduleOdds);
-  $("param-fields").addEventListener("change", scheduleOdds);
+  $("param-fields").addEventListener("change", () => {
+    showApplicable();
+    scheduleOdds();
+  });
   $("create-form").addEventListener("submit", createCheck);
   $("calibrate-run").addEventListener("click", calibrate);
   $("careful-run").addEventListener("click", runCareful);

@@ -36,6 +36,14 @@ def test_the_list_is_the_registry_in_order(client: TestClient[Any]) -> None:
         assert [p["name"] for p in game["parameters"]] == [p.name for p in cls.parameters()]
         for parameter, spec in zip(game["parameters"], cls.parameters(), strict=True):
             assert parameter["path"] == list(spec.where) and parameter["deck"] == spec.deck
+            condition = spec.applies_if
+            assert parameter["applies_if"] == (
+                None if condition is None
+                else {"parameter": condition[0], "values": list(condition[1])}
+            )  # fmt: skip
+    towers = next(g for g in games if g["name"] == "three-towers")
+    quota = next(p for p in towers["parameters"] if p["name"] == "quota")
+    assert quota["applies_if"] == {"parameter": "variant", "values": ["quota"]}
 
 
 @pytest.mark.parametrize("name", list(GAMES))

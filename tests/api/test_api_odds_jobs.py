@@ -228,6 +228,22 @@ def test_calibrate_from_the_shipped_tables(client: TestClient[Any]) -> None:
         assert choice["low"] <= choice["rate"] <= choice["high"]
 
 
+def test_the_odds_name_what_calibrating_them_chooses(client: TestClient[Any]) -> None:
+    """A form asks for the odds of all its options, then calibrates them: the odds answer
+    says which option to leave out (a quota check's quota, the standard game's level, Tri
+    Peaks' peaks), as calibrating these options answers it."""
+    for query in (SHIPPED, {"game": "three-towers", "level": 9}, {"game": "tripeaks"}):
+        odds = client.get("/v1/odds", params=query)
+        assert odds.status_code == 200, odds.text
+        named = odds.json()["difficulty"]
+        rest = {k: v for k, v in query.items() if k != named}
+        calibrated = client.get("/v1/calibrate", params={**rest, "target": 0.5})
+        assert calibrated.status_code == 200, calibrated.text
+        assert calibrated.json()["parameter"] == named
+        refused = client.get("/v1/calibrate", params={**rest, named: 1, "target": 0.5})
+        assert refused.status_code == 422 and refused.json()["field"] == named
+
+
 def test_calibrate_computes_for_a_gm_and_refuses_what_it_cannot_do(
     client: TestClient[Any],
 ) -> None:

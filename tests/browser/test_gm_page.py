@@ -679,6 +679,64 @@ def test_a_gm_asks_for_the_careful_player_and_gets_its_row(
         context.close()
 
 
+def test_the_form_shows_only_the_options_of_the_chosen_variant(
+    browser: Any, gm_server: tuple[str, Path]
+) -> None:
+    """A quota check's suit, skill and quota hide when the GM goes back to the standard game
+    (the API's ``applies_if``), are not sent, and come back as they were; the odds answer at
+    once. (Before, they stayed filled in and every odds request was refused until the GM
+    emptied them by hand.)"""
+    base, _ = gm_server
+    context, gm, errors = signed_in_laptop(browser, base)
+    try:
+        gm.select_option("#param-variant", "standard")
+        for name in ("suit", "skill", "quota", "suited_cards"):
+            expect(gm.locator(f"[data-param='{name}']")).to_be_hidden()
+        fill_moons_check(gm, level=6, skill=3, quota=2)
+        expect(gm.locator("[data-param='quota']")).to_be_visible()
+        expect(gm.locator("#odds-words")).to_contain_text("%", timeout=60_000)
+        gm.select_option("#param-variant", "ivory")
+        expect(gm.locator("[data-param='suit']")).to_be_visible()
+        expect(gm.locator("[data-param='quota']")).to_be_hidden()
+        expect(gm.locator("#odds-words")).to_contain_text("%", timeout=60_000)
+        expect(gm.locator("#odds-words")).not_to_contain_text("No odds")
+        gm.select_option("#param-variant", "standard")
+        expect(gm.locator("[data-param='suit']")).to_be_hidden()
+        expect(gm.locator("#odds-words")).to_contain_text("%", timeout=60_000)
+        expect(gm.locator("#odds-words")).not_to_contain_text("No odds")
+        with gm.expect_request("**/v1/checks") as posted:
+            click_create(gm)
+        assert json.loads(posted.value.post_data or "{}")["params"].get("variant") == {
+            "kind": "standard"
+        }
+        gm.select_option("#param-variant", "quota")
+        expect(gm.locator("#param-quota")).to_have_value("2")  # kept while hidden
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_calibrating_leaves_out_what_it_chooses_from_the_first_request(
+    browser: Any, gm_server: tuple[str, Path]
+) -> None:
+    """The odds answer names the option calibrating chooses (``difficulty``), so the page asks
+    /v1/calibrate once, without the quota the GM had typed. (Before, it sent the quota, was
+    refused with 422 and asked again: a console error each time.)"""
+    base, _ = gm_server
+    context, gm, errors = signed_in_laptop(browser, base)
+    asked: list[str] = []
+    gm.on("request", lambda r: asked.append(r.url) if "/v1/calibrate?" in r.url else None)
+    try:
+        fill_moons_check(gm, level=6, skill=3, quota=2)
+        expect(gm.locator("#odds-words")).to_contain_text("%", timeout=60_000)
+        gm.click("#calibrate-run")
+        expect(gm.locator("#calibrate-result")).to_contain_text("Set Quota to", timeout=60_000)
+        assert len(asked) == 1 and "quota=" not in asked[0] and "skill=3" in asked[0], asked
+        assert errors == []
+    finally:
+        context.close()
+
+
 def test_a_gm_allows_hints_and_the_list_counts_them(
     browser: Any, gm_server: tuple[str, Path]
 ) -> None:
@@ -758,6 +816,8 @@ def test_a_refused_parameter_is_named_as_the_form_names_it(
     context, gm, errors = signed_in_laptop(browser, base)
     try:
         fill_moons_check(gm, level=6, skill=3, quota=9)
+        # (the list is in: before, an empty list still loading made `before` 0)
+        expect(gm.locator("#check-list")).to_have_attribute("aria-busy", "false")
         before = gm.locator("#check-list li").count()
         gm.click("#create-check")
         expect(gm.locator("#create-problem")).to_have_text("Quota must be at most 8.")

@@ -439,7 +439,8 @@ class Tripeaks(Game[TripeaksMove]):
                           "adds a pass through the stock", 0, MAX_SKILL),
             ParameterSpec("target", "int", None,
                           "with the TriTowers rules only: the score to reach by the end of the "
-                          "game (none: clear the peaks)", 1, MAX_TARGET, optional=True),
+                          "game (none: clear the peaks)", 1, MAX_TARGET, optional=True,
+                          applies_if=("rules", ("tritowers",))),
             undo_spec(),
             ParameterSpec("move_limit", "int", None, "moves allowed before the check is lost",
                           1, 100_000, optional=True),
