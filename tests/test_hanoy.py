@@ -797,3 +797,26 @@ GOLDEN_DEALS = [
 def test_a_seed_deals_the_same_cards_forever(params: dict[str, Any], seed: int, codes: str) -> None:
     game = Hanoy(**params)
     assert " ".join(c.code for c in game.deal(seed)) == codes
+
+
+def test_the_shipped_odds_never_drop_as_the_allowance_grows() -> None:
+    """Every skill 0 to 8 is in one shipped grid, on the same deals: a larger allowance of
+    moves wins every deal a smaller one won (neither player looks at it), so a GM turning
+    skill up never reads lower odds. (The grid had skills 0, 1, 2, 4, 8...: skill 3 came from
+    200 other deals computed on demand, and read 74 % where skill 4 read 70 %.)"""
+    from skillcheck.tables import table_file
+
+    path = table_file("hanoy")
+    assert path is not None
+    (grid,) = json.loads(path.read_text(encoding="utf-8"))["grids"]
+    by_cards: dict[int, list[tuple[int, dict[str, Any]]]] = {}
+    for cell in grid["cells"]:
+        by_cards.setdefault(cell["options"]["cards"], []).append(
+            (cell["options"]["skill"], cell["profiles"])
+        )
+    for cards, cells in by_cards.items():
+        skills = [skill for skill, _ in sorted(cells, key=lambda c: c[0])]
+        assert skills[:9] == list(range(9)), (cards, skills)
+        for profile in ("casual", "ceiling"):
+            wins = [p[profile][0] for _, p in sorted(cells, key=lambda c: c[0])]
+            assert wins == sorted(wins), (cards, profile, wins)
