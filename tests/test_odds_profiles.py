@@ -106,11 +106,24 @@ def test_one_plain_sentence_for_a_gm() -> None:
         "A casual player is likely to succeed (66 %); a careful player is almost sure to "
         "succeed (98 %)."
     )
-    assert summary([ProfileOdds("casual", 1, 10)]) == (
+    assert summary([ProfileOdds("casual", 6, 60)]) == (
         "A casual player will find it very hard (10 %)."
     )
     assert summary([ceiling]).startswith("Perfect play is almost sure to succeed (100 %)")
     assert summary([]) == "No odds are known for these parameters."
+
+
+def test_a_sentence_from_few_deals_says_how_little_it_rests_on() -> None:
+    """3 wins of 3 test deals is "almost sure (100 %)" by its rate, yet its 95 % range is 44 %
+    to 100 %: the GM reads that range whenever it is wider than 30 points."""
+    few = summary([ProfileOdds("careful", 3, 3), ProfileOdds("casual", 1, 10)])
+    assert few == (
+        "A casual player will find it very hard (10 %, but from only 10 test deals: anywhere "
+        "from 2 % to 40 %); a careful player is almost sure to succeed (100 %, but from only "
+        "3 test deals: anywhere from 44 % to 100 %)."
+    )
+    assert "only" not in summary([ProfileOdds("casual", 30, 60)])  # 38 % to 62 %: as it was
+    assert "only" not in summary([ProfileOdds("careful", 10, 10)])  # 72 % to 100 %
 
 
 def test_a_profile_answers_with_its_interval_and_words() -> None:
