@@ -1008,3 +1008,23 @@ def test_an_option_the_variant_does_not_take_names_the_variants_that_do(
     with pytest.raises(ParameterError) as refused:
         ThreeTowers.params_from_options(options)
     assert refused.value.message == said
+
+
+def test_the_table_says_in_words_which_towers_hold_only_the_suit() -> None:
+    """An ivory or quota check's tower of cards that all bear the suit is the one that counts:
+    the board notes it "all Moons" (a bare flag showed "★ pure" on the page, unexplained), and
+    a tower with any other card has no note."""
+    game = ThreeTowers(variant=Ivory(Suit.MOONS))
+    noted = {True: False, False: False}
+    for seed in range(40):
+        state = game.new_state(seed)
+        top = state.observation().top_card
+        assert top is not None
+        state.push_code("d1")
+        (tower,) = [z for z in state.board().zones if z.id == "t1"]
+        bears = top.bears(Suit.MOONS)
+        assert tower.extras.get("note") == ("all Moons" if bears else None), (seed, top)
+        noted[bears] = True
+        empty = [z for z in state.board().zones if z.id == "t2"]
+        assert "note" not in empty[0].extras  # an empty tower holds nothing to count
+    assert all(noted.values())  # both kinds of tower were seen

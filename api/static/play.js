@@ -485,7 +485,8 @@ function listWords(words) {
 function render() {
   const view = page.view;
   $("label").hidden = !view.label;
-  $("label").textContent = view.label ? `for ${view.label}` : "";
+  // what the check is ("Mira picks the lock"): "Three Towers check — Mira picks the lock"
+  $("label").textContent = view.label ? `— ${view.label}` : "";
   $("goal").textContent = view.board.goal || "";
   $("status").textContent = STATUS_WORDS[view.status] || view.status;
   $("status").dataset.status = view.status;
@@ -1052,7 +1053,9 @@ function renderResult() {
     const won = view.status === "won" ? "✔ Check won" : "✘ Check lost";
     // The tier in words ("Critical success"), graded by the check's thresholds.
     $("result-title").textContent = view.tier_text ? `${won}: ${view.tier_text.toLowerCase()}` : won;
-    $("result-summary").textContent = outcome?.summary ? capitalise(outcome.summary) + "." : "";
+    // the heading says won or lost and the tier: the summary goes on from there
+    const said = (outcome?.summary || "").replace(/^(success|failure): /, "");
+    $("result-summary").textContent = said ? capitalise(said) + "." : "";
     $("result-degree").textContent = view.degree === null || view.degree === undefined ? "none" : String(view.degree);
     $("result-reason").textContent = REASONS[outcome?.reason] || outcome?.reason || "";
   }

@@ -91,7 +91,7 @@ def test_page_shows_the_observation(page: Page, server: str, new_check: NewCheck
     expect(page.locator("#moves-made")).to_have_text("3")
     expect(page.locator("#version")).to_have_text("3")
     expect(page.locator("#status")).to_have_text("In progress")
-    expect(page.locator("#label")).to_have_text("for Mira")
+    expect(page.locator("#label")).to_have_text("— Mira")
     expect(page.locator("#goal")).to_contain_text("a tower of 3 cards that all bear Moons")
     expect(page.locator("#goal")).to_have_text(view["board"]["goal"])
     expect(page.locator("#title")).to_have_text("Three Towers check")
@@ -288,7 +288,7 @@ def test_each_game_is_rehearsed_unseen_and_the_check_replaces_it(
     meters = page.eval_on_selector_all("#meters .meter-text", "ts => ts.map(t => t.textContent)")
     assert meters == [m["text"] for m in view["board"]["meters"]]
     expect(page.locator("#goal")).to_have_text(view["board"]["goal"])
-    expect(page.locator("#label")).to_have_text("for rehearsed")
+    expect(page.locator("#label")).to_have_text("— rehearsed")
     expect(page.locator("#seed-fact")).to_be_visible()  # (this check's seed was chosen)
     assert sent == []
 
@@ -646,6 +646,8 @@ def test_whole_game_by_clicking_without_showing_hidden_cards(
     expect(page.locator("#result-commitment")).to_have_text(check.commitment)
     expect(page.locator("#result-summary")).to_contain_text("reached the quota of 3")
     expect(page.locator("#result-summary")).to_contain_text(f"with {final['degree']} card")
+    # the heading says "won: success"; the sentence goes on from there, not "Success: ..." again
+    expect(page.locator("#result-summary")).to_have_text(re.compile(r"^A tower of "))
     page.wait_for_timeout(300)  # let the last responses land in `bodies`
     # The deal, top first: after n deck moves the top card is deal[n]; deal[n+1:] is unseen.
     deal = check.record()["record"]["deal"]

@@ -526,6 +526,30 @@ def test_what_the_page_says_never_moves_the_table_on_a_phone(
         context.close()
 
 
+def test_a_place_brought_into_view_clears_the_sticky_progress_bar(
+    browser: Any, server: str, new_check: NewCheck
+) -> None:
+    """Focus (a key, a hint, a move played from the list) scrolls a place into view from
+    below; it used to land under the progress bar, which stays at the top of the screen."""
+    context = browser.new_context(
+        viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True,
+        reduced_motion="reduce",
+    )  # fmt: skip
+    try:
+        page = context.new_page()
+        check = new_check(seed=4, params=GAMES["three-towers"].examples()[0], game="three-towers")
+        page.goto(check.url(server))
+        expect_check_shown(page)
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        first = page.locator(".zone[data-zone] button").first  # the deck's card
+        hud = page.locator(".hud").evaluate("e => e.getBoundingClientRect().bottom")
+        assert first.evaluate("e => e.getBoundingClientRect().top") < hud  # under the bar
+        first.evaluate("e => e.focus()")
+        assert first.evaluate("e => e.getBoundingClientRect().top") >= hud - 1
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_boards_mark_the_place_that_counts_and_the_winner(name: str) -> None:
     """The extras the table lights (docs/play-page.md): while playing, the zone that counts

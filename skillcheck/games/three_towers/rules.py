@@ -564,7 +564,8 @@ class ThreeTowers(Game[TowerMove]):
         won = observation.status is Status.WON
         for number, tower in enumerate(observation.towers, 1):
             pure = suit is not None and bool(tower) and _is_pure(tower, suit)
-            extras: dict[str, Any] = {"pure": pure} if suit is not None else {}
+            # in words (the page shows "★ all Moons"): a bare flag read "★ pure", unexplained
+            extras: dict[str, Any] = {"note": f"all {suit.title}"} if pure and suit else {}
             extras.update(self._tower_marks(observation, number, won))
             zones.append(
                 Zone(
