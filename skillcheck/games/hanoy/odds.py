@@ -18,7 +18,10 @@ __all__ = ["PRESETS", "SHIPPED", "difficulty"]
 PRESETS: dict[str, dict[str, Any]] = {
     "check": {
         "params": {},
-        "axes": {"cards": [3, 4, 5, 6, 7, 8, 9], "skill": [0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64, 128]},
+        "axes": {
+            "cards": [3, 4, 5, 6, 7, 8, 9],
+            "skill": [0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64, 128],  # every skill a GM steps through
+        },
         "methods": ["perfect", "fast"],
         "deals": 200,
     },
