@@ -409,6 +409,13 @@ class State(ABC, Generic[MoveT]):
         """The codes of the deal's cards whose identity the player has not seen here (for
         conformance and leak checks: none of them may appear in anything a player receives)."""
 
+    def revealed_observation(self) -> Any:
+        """The observation once the check is over and its deal is revealed: a game that
+        leaves cards face down in place (Tri Peaks' peaks) turns them up here, so the last
+        table shows what lay under them. While the game goes on it must be
+        :meth:`observation` (the conformance suite checks it); by default it always is."""
+        return self.observation()
+
     def board(self) -> Board:
         """The board of this position as the player sees it."""
         return self.game.board(self.observation())

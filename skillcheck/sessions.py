@@ -1481,7 +1481,10 @@ class SessionService:
             observation=converter.unstructure(observation),
             observation_code=code_of() if callable(code_of) else None,
             legal_moves=tuple(m.code for m in legal),
-            board=state.game.board(observation).to_dict(),
+            # over, the deal is revealed: the last table shows cards left face down in place
+            board=state.game.board(
+                observation if in_progress else state.revealed_observation()
+            ).to_dict(),
             moves=tuple(state.game.move_view(observation, m).to_dict() for m in legal),
             can_undo=in_progress and undo_refusal is None,
             undo_refusal=undo_refusal,

@@ -187,6 +187,38 @@ def test_a_parameter_that_applies_only_with_some_values_is_refused_with_the_othe
 
 
 @pytest.mark.parametrize(("name", "params"), CASES)
+def test_the_deal_is_revealed_on_the_table_only_once_the_game_is_over(
+    name: str, params: dict[str, Any]
+) -> None:
+    """While a game goes on, its revealed observation is the player's (nothing hidden shows);
+    once it is over, the last table shows no card face down (Tri Peaks' peaks stayed face down
+    after the end, though the deal is public then)."""
+    game = game_from_params(name, params)
+    for seed in range(4):
+        state = game.new_state(seed)
+        assert state.revealed_observation() == state.observation()
+        ended = autoplay(game, "fast", seed)
+        assert ended.is_terminal()
+        board = game.board(ended.revealed_observation())
+        for zone in board.zones:
+            assert None not in zone.cards, (seed, zone.id)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_sessions_last_table_shows_the_revealed_deal(name: str) -> None:
+    """The check's view draws its board from the revealed observation once the check is over
+    (and from the player's before): what a page shows at the end."""
+    service = SessionService()
+    created = service.create(name, game_params(game_class(name)()), seed=FIXED_SEEDS[0])
+    state = game_class(name)().new_state(FIXED_SEEDS[0])
+    assert created.view.board == state.board().to_dict()
+    over = service.concede(created.check_id)
+    state.concede()
+    assert over.board == state.game.board(state.revealed_observation()).to_dict()
+    assert all(None not in zone["cards"] for zone in over.board["zones"])
+
+
+@pytest.mark.parametrize(("name", "params"), CASES)
 def test_parameters_of_the_wrong_type_are_refused_not_coerced(
     name: str, params: dict[str, Any]
 ) -> None:
@@ -506,10 +538,16 @@ def hidden_leak_check(
                 assert seen_one[key] == seen_two[key], f"{key} differs at {where}"
             assert one.observation() == two.observation(), where
             data_one, data_two = view_data(view_one), view_data(view_two)
+            if one.is_terminal():  # the deal is public: the last table shows it
+                for data, state in ((data_one, one), (data_two, two)):
+                    revealed = state.game.board(state.revealed_observation()).to_dict()
+                    assert data.pop("board") == json.loads(json.dumps(revealed)), where
+                seen_one = {k: v for k, v in seen_one.items() if k != "board"}
             assert data_one == data_two, f"session views differ at {where}"
             # the session shows what the engine shows
             for key in ("board", "moves", "legal_moves", "observation_code", "observation"):
-                assert data_one[key] == seen_one[key], f"the session's {key} at {where}"
+                if key in seen_one:
+                    assert data_one[key] == seen_one[key], f"the session's {key} at {where}"
     assert one.code() == first.code()
 
 

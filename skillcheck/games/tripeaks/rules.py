@@ -826,8 +826,16 @@ class TripeaksState(State[TripeaksMove]):
         return is_face_up(self.present, position, self.game.all_face_up)
 
     def observation(self) -> TripeaksObservation:
+        return self._observation(reveal=False)
+
+    def revealed_observation(self) -> TripeaksObservation:
+        """Once the game is over, every card still in the peaks face up (before, the
+        player's observation: nothing hidden is shown while the game goes on)."""
+        return self._observation(reveal=self.status is not Status.IN_PROGRESS)
+
+    def _observation(self, *, reveal: bool) -> TripeaksObservation:
         present = self.present
-        up = self.game.all_face_up
+        up = self.game.all_face_up or reveal
         peaks = tuple(
             card if card is not None and is_face_up(present, i, up) else None
             for i, card in enumerate(self._tableau)
