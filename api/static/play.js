@@ -485,7 +485,7 @@ function listWords(words) {
 function render() {
   const view = page.view;
   $("label").hidden = !view.label;
-  // what the check is ("Mira picks the lock"): "Three Towers check — Mira picks the lock"
+  // what the check is ("Mira picks the lock"), after the game's title: "… check — Mira picks the lock"
   $("label").textContent = view.label ? `— ${view.label}` : "";
   $("goal").textContent = view.board.goal || "";
   $("status").textContent = STATUS_WORDS[view.status] || view.status;
