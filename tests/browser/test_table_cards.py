@@ -474,6 +474,22 @@ def test_no_layout_shift_while_loading_and_playing(
         context.close()
 
 
+def on_a_phone(
+    browser: Any, server: str, new_check: NewCheck, name: str
+) -> tuple[Any, Page, Check]:
+    """A 360-px touch phone (motion reduced) showing a new check of ``name`` (seed 4, the
+    game's first example): its context (the test closes it), page and check."""
+    context = browser.new_context(
+        viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True,
+        reduced_motion="reduce",
+    )  # fmt: skip
+    page = context.new_page()
+    check = new_check(seed=4, params=GAMES[name].examples()[0], game=name)
+    page.goto(check.url(server))
+    expect_check_shown(page)
+    return context, page, check
+
+
 #: The top-left corner of every place's cards on the page (scrolling aside), to see none move.
 PLACES = """() => Object.fromEntries([...document.querySelectorAll('.zone[data-zone]')].map(z => {
   const r = (z.querySelector('.cards') || z).getBoundingClientRect();
@@ -490,15 +506,8 @@ def test_what_the_page_says_never_moves_the_table_on_a_phone(
     (these shifts follow the player's input, so the Layout Instability API's score ignores
     them). The selection line said every target by name and grew to four lines; the refusal
     and the notice stood above the table and pushed it down."""
-    context = browser.new_context(
-        viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True,
-        reduced_motion="reduce",
-    )  # fmt: skip
+    context, page, check = on_a_phone(browser, server, new_check, name)
     try:
-        page = context.new_page()
-        check = new_check(seed=4, params=GAMES[name].examples()[0], game=name)
-        page.goto(check.url(server))
-        expect_check_shown(page)
         places = page.evaluate(PLACES)
         view = check.view()
         going = [m for m in view["moves"] if m["to"] is not None]
@@ -531,15 +540,8 @@ def test_a_place_brought_into_view_clears_the_sticky_progress_bar(
 ) -> None:
     """Focus (a key, a hint, a move played from the list) scrolls a place into view from
     below; it used to land under the progress bar, which stays at the top of the screen."""
-    context = browser.new_context(
-        viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True,
-        reduced_motion="reduce",
-    )  # fmt: skip
+    context, page, _check = on_a_phone(browser, server, new_check, "three-towers")
     try:
-        page = context.new_page()
-        check = new_check(seed=4, params=GAMES["three-towers"].examples()[0], game="three-towers")
-        page.goto(check.url(server))
-        expect_check_shown(page)
         page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
         first = page.locator(".zone[data-zone] button").first  # the deck's card
         hud = page.locator(".hud").evaluate("e => e.getBoundingClientRect().bottom")
