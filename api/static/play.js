@@ -1081,9 +1081,10 @@ function refuse(error) {
   $("refusal-title").textContent = /[.!?]$/.test(title) ? title : `${title}:`;
   $("refusal-detail").textContent = detail;
   $("refusal").hidden = false;
-  // It stands at the foot of the screen: what the player was typing in must stay in sight.
+  // It stands at the foot of the screen: the form the player was typing in must stay in sight
+  // (the table is never scrolled: what the player taps next stays under the finger).
   const active = document.activeElement;
-  if (active && active !== document.body && !$("refusal").contains(active)) {
+  if (active?.closest("form")) {
     const field = active.getBoundingClientRect();
     if (field.bottom > $("refusal").getBoundingClientRect().top) active.scrollIntoView({ block: "center" });
   }

@@ -528,6 +528,9 @@ def test_what_the_page_says_never_moves_the_table_on_a_phone(
         page.locator("#play").click()
         expect(page.locator("#refusal")).to_be_visible()
         assert page.evaluate(PLACES) == places, "a refusal moved the table"
+        typed = page.locator("#move-input").bounding_box()
+        refusal = page.locator("#refusal").bounding_box()
+        assert typed and refusal and typed["y"] + typed["height"] <= refusal["y"]  # still in sight
         page.locator("#refusal").click()  # a tap anywhere on it puts it away
         expect(page.locator("#refusal")).to_be_hidden()
         assert page.evaluate(PLACES) == places, "dismissing a refusal moved the table"
