@@ -431,6 +431,8 @@ raw.level = "6"; raw.skill = "3"; raw.quota = "3";
 const read = sc.readParams(detail.parameters, raw);
 out.params = read.params;
 out.badNumber = sc.readParams(detail.parameters, { ...raw, level: "six" });
+// back to the standard game with the quota check's options still filled in (applies_if)
+out.standard = sc.readParams(detail.parameters, { ...raw, variant: "standard" }).params;
 out.missing = sc.readParams(detail.parameters, { ...raw, level: "" });
 
 // Which player a token belongs to.
@@ -561,6 +563,7 @@ def test_owlbear_extension_logic_under_node(own_server: str) -> None:
         "kind": "quota", "suit": "moons", "skill": 3, "quota": 3,
     }  # fmt: skip
     assert out["badNumber"] == {"error": "Level must be a whole number.", "field": "level"}
+    assert out["standard"]["variant"] == {"kind": "standard"}  # another variant's options left out
     assert out["missing"] == {"error": "Level is needed.", "field": "level"}
     assert (out["guessByName"], out["guessByOwner"], out["guessRemembered"]) == (
         "player-mira", "player-bo", "player-bo",

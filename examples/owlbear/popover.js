@@ -235,6 +235,24 @@ async function chooseGame(name) {
   $("param-fields").replaceChildren(...main);
   $("more-fields").replaceChildren(...more);
   $("more-options").hidden = more.length === 0;
+  showApplicable();
+}
+
+/** A parameter of another variant (applies_if) hides with its label and hint; readParams
+ *  leaves it out of the check. */
+function showApplicable() {
+  const detail = state.details.get(state.game);
+  if (!detail) return;
+  const raw = rawValues();
+  for (const spec of detail.parameters) {
+    const hidden = !sc.applies(spec, raw);
+    for (const id of [`param-${spec.name}`, `param-${spec.name}-hint`]) {
+      const node = $(id);
+      if (node) node.hidden = hidden;
+    }
+    const label = document.querySelector(`label[for="param-${spec.name}"]`);
+    if (label) label.hidden = hidden;
+  }
 }
 
 function rawValues() {
@@ -435,6 +453,7 @@ async function start() {
   renderPlayers();
   $("settings-form").addEventListener("submit", saveSettings);
   $("create-form").addEventListener("submit", createCheck);
+  $("create-form").addEventListener("change", showApplicable);
   $("game").addEventListener("change", () => chooseGame($("game").value).catch((e) => showProblem(problemText(e))));
   $("copy-link").addEventListener("click", copyLink);
   await refreshTarget();

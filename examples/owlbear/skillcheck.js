@@ -169,6 +169,16 @@ export function startValues(detail) {
 }
 
 /**
+ * Whether `spec` goes with the form's raw values: a parameter with `applies_if` (a quota
+ * check's quota) only while the parameter it names has one of its values; the form hides the
+ * others and leaves them out, as the GM's page does.
+ */
+export function applies(spec, raw) {
+  const condition = spec.applies_if;
+  return !condition || condition.values.includes(String(raw[condition.parameter] ?? ""));
+}
+
+/**
  * The nested `params` of POST /v1/checks from the form's raw values (`raw[name]`: the text of a
  * field, or a boolean for a checkbox), following the game's parameters (GET /v1/games/{name}),
  * as the GM's page does: { params } or { error, field } in plain words.
@@ -176,6 +186,7 @@ export function startValues(detail) {
 export function readParams(parameters, raw) {
   const params = {};
   for (const spec of parameters) {
+    if (!applies(spec, raw)) continue; // (hidden: another variant's option)
     const given = raw[spec.name];
     let value;
     if (spec.kind === "bool" && !spec.optional) value = Boolean(given);

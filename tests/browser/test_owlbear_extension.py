@@ -156,7 +156,15 @@ def test_gm_sends_a_check_the_player_plays_it_in_the_popover_and_the_room_sees_t
             expect(gm.locator("#character")).to_have_value("Mira")
             expect(gm.locator("#player option:checked")).to_have_text("Mira")
 
-            # 3. The game from GET /v1/games, its parameters from its schema.
+            # 3. The game from GET /v1/games, its parameters from its schema; another variant's
+            # options (applies_if) hide: the standard game shows no quota.
+            gm.locator("#game").select_option(label="Three Towers")
+            expect(gm.locator("#param-quota")).to_be_visible()
+            gm.locator("#param-variant").select_option("standard")
+            expect(gm.locator("#param-quota")).to_be_hidden()
+            expect(gm.locator("label[for='param-quota']")).to_be_hidden()
+            gm.locator("#param-variant").select_option("quota")
+            expect(gm.locator("#param-quota")).to_be_visible()
             gm.locator("#game").select_option(label="Tower of Hanoy")
             expect(gm.locator("#param-cards")).to_have_value("5")  # the game's first example
             expect(gm.locator("#param-skill")).to_have_value("2")

@@ -56,9 +56,12 @@ const THREE_TOWERS = {
   parameters: [
     { name: "level", kind: "int", default: 9, minimum: 2, maximum: 9, optional: false, path: ["level"], help: "highest rank" },
     { name: "variant", kind: "choice", default: "standard", choices: ["standard", "ivory", "quota"], optional: false, path: ["variant", "kind"], help: "goal" },
-    { name: "suit", kind: "choice", default: null, choices: ["moons", "suns"], optional: true, path: ["variant", "suit"], help: "suit" },
-    { name: "skill", kind: "int", default: null, minimum: 1, maximum: 8, optional: true, path: ["variant", "skill"], help: "skill" },
-    { name: "suited_cards", kind: "cards", default: null, optional: true, path: ["variant", "suited_cards"], help: "cards" },
+    { name: "suit", kind: "choice", default: null, choices: ["moons", "suns"], optional: true, path: ["variant", "suit"], help: "suit",
+      applies_if: { parameter: "variant", values: ["ivory", "quota"] } },
+    { name: "skill", kind: "int", default: null, minimum: 1, maximum: 8, optional: true, path: ["variant", "skill"], help: "skill",
+      applies_if: { parameter: "variant", values: ["quota"] } },
+    { name: "suited_cards", kind: "cards", default: null, optional: true, path: ["variant", "suited_cards"], help: "cards",
+      applies_if: { parameter: "variant", values: ["quota"] } },
     { name: "empty_waste", kind: "bool", default: false, optional: false, path: ["empty_waste"], help: "flag" },
     { name: "wrap", kind: "bool", default: null, optional: true, path: ["wrap"], help: "maybe" },
   ],
@@ -91,6 +94,13 @@ test("the form's values become POST /v1/checks params, nested by path, typed, bl
   assert.deepEqual(readParams(THREE_TOWERS, { [f("level")]: "", [f("variant")]: "standard" }), { error: "Level: needed", field: "level" });
   assert.deepEqual(readParams(THREE_TOWERS, { [f("level")]: "5", [f("variant")]: "standard", [f("wrap")]: "false" }).params,
     { level: 5, variant: { kind: "standard" }, empty_waste: false, wrap: false });
+  // a quota check's options left filled in when the GM goes back to the standard game or to
+  // ivory are another variant's (applies_if): left out, not sent to be refused
+  const filled = { [f("level")]: "6", [f("suit")]: "moons", [f("skill")]: "3", [f("suited_cards")]: "2MS" };
+  assert.deepEqual(readParams(THREE_TOWERS, { ...filled, [f("variant")]: "standard" }).params,
+    { level: 6, variant: { kind: "standard" }, empty_waste: false });
+  assert.deepEqual(readParams(THREE_TOWERS, { ...filled, [f("variant")]: "ivory" }).params,
+    { level: 6, variant: { kind: "ivory", suit: "moons" }, empty_waste: false });
 });
 
 test("dnd5e skills: the skill's total, limited to the game's range; other systems have none", () => {

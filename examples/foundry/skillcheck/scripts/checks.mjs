@@ -4,7 +4,7 @@
 
 import { KIND, MODULE_ID, inviteCard, startedCard } from "./cards.mjs";
 import { escapeHtml } from "./i18n.mjs";
-import { gameFieldsetHtml, readParams } from "./params.mjs";
+import { applies, gameFieldsetHtml, readParams } from "./params.mjs";
 import { openCheckWindow } from "./play-window.mjs";
 import { skillParameter, systemSkills } from "./skills.mjs";
 import {
@@ -213,8 +213,17 @@ function wire(element, details, skills) {
   const gameSelect = form.querySelector("select[name=game]");
   const show = () => {
     for (const set of form.querySelectorAll("fieldset.skillcheck-params")) set.hidden = set.dataset.game !== gameSelect.value;
+    // a parameter of another variant (applies_if) hides; readParams leaves it out
+    const values = formValues(form);
+    for (const d of details) {
+      for (const spec of d.parameters) {
+        const group = form.querySelector(`fieldset[data-game="${d.name}"] [data-param="${spec.name}"]`);
+        if (group) group.hidden = !applies(d, spec, values);
+      }
+    }
   };
   gameSelect?.addEventListener("change", show);
+  form.addEventListener("change", show);
   form.querySelector("select[name=systemSkill]")?.addEventListener("change", (event) => {
     const skill = skills.find((s) => s.key === event.target.value);
     if (!skill) return;

@@ -1,5 +1,6 @@
 // The check dialog's fields, generated from a game's parameters as GET /v1/games lists them
-// (name, kind int|bool|choice|cards, default, help, minimum, maximum, choices, optional, path),
+// (name, kind int|bool|choice|cards, default, help, minimum, maximum, choices, optional, path,
+// applies_if),
 // the same way the GM's page builds its form (api/static/gm.js), and the POST /v1/checks
 // `params` read back from the form. No Foundry globals here: tested directly under Node.
 
@@ -86,6 +87,17 @@ export function isRare(spec) {
   return spec.name === "undo" || spec.name === "move_limit" || spec.kind === "cards";
 }
 
+/** Whether `spec` goes with the form's values: a parameter with `applies_if` (a quota check's
+ * quota) only while the parameter it names has one of its values. The dialog hides the others
+ * and leaves them out of the check, as the GM's page does. */
+export function applies(detail, spec, values) {
+  const condition = spec.applies_if;
+  if (!condition) return true;
+  const other = detail.parameters.find((p) => p.name === condition.parameter);
+  const chosen = other ? values[fieldName(detail.name, other)] : undefined;
+  return typeof chosen === "string" && condition.values.includes(chosen);
+}
+
 /** The `params` of POST /v1/checks from the form's values (`values`: name -> string, as
  * FormData gives them; an unchecked checkbox is absent). Returns `{params}`, or `{error,
  * field}` for a value that cannot be sent; what only the game can judge (a quota above the
@@ -93,6 +105,7 @@ export function isRare(spec) {
 export function readParams(detail, values) {
   const params = {};
   for (const spec of detail.parameters) {
+    if (!applies(detail, spec, values)) continue; // (hidden: another variant's option)
     const raw = values[fieldName(detail.name, spec)];
     const text = typeof raw === "string" ? raw.trim() : "";
     let value;
