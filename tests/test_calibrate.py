@@ -57,7 +57,7 @@ def test_calibrating_what_no_value_changes_asks_for_the_skill() -> None:
     number of cards would come out at 100 %, so the answer would mean nothing. Three Towers'
     quota runs from 1 to the skill, so it needs the skill too. Both say so in words that fit
     the CLI and the API alike."""
-    for name, fixed in (("hanoy", {}), ("three-towers", {"suit": "moons"})):
+    for name, fixed in (("hanoy", {}), ("three-towers", {"variant": "quota", "suit": "moons"})):
         declared = gm_odds_of(name).difficulty
         assert declared is not None
         with pytest.raises(ParameterError) as refused:
@@ -66,6 +66,16 @@ def test_calibrating_what_no_value_changes_asks_for_the_skill() -> None:
         assert "--" not in refused.value.message
     hanoy = gm_odds_of("hanoy").difficulty
     assert hanoy is not None and hanoy({"move_limit": 40}).parameter == "cards"
+
+
+def test_an_ivory_check_turns_its_level_as_the_standard_game_does() -> None:
+    """An ivory check has a suit but no skill or quota: it was taken for a quota check, and
+    the GM page's "Find the difficulty" always failed with "set skill too" for it."""
+    towers = gm_odds_of("three-towers").difficulty
+    assert towers is not None
+    for fixed in ({"variant": "ivory", "suit": "moons"}, {"suit": "moons"}, {}):
+        assert towers(fixed).parameter == "level", fixed
+    assert towers({"suit": "moons", "skill": 3}).parameter == "quota"
 
 
 def test_from_the_shipped_tables_in_the_declared_direction() -> None:
@@ -97,7 +107,7 @@ def test_computed_when_no_table_holds_it() -> None:
         (("hanoy", 0.5, "lucky", {"skill": 2}), "profile"),
         (("hanoy", 0.5, "careful", {"skill": 2}), "profile"),  # Hanoy has no strong bot
         (("hanoy", 0.5, "casual", {"skill": 2, "cards": 5}), "cards"),  # what it chooses
-        (("three-towers", 0.5, "casual", {"suit": "moons"}), "skill"),
+        (("three-towers", 0.5, "casual", {"variant": "quota", "suit": "moons"}), "skill"),
         (("chess", 0.5, "casual", {}), "game"),
     ],
 )

@@ -64,9 +64,12 @@ SHIPPED: tuple[ShippedGrid, ...] = (
 
 
 def difficulty(fixed: Mapping[str, Any]) -> Difficulty:
-    """A quota check turns its quota (1 to the skill); the standard game its level."""
-    quota_check = any(fixed.get(k) is not None for k in ("suit", "skill", "quota"))
-    if quota_check or fixed.get("variant") == "quota":
+    """A quota check turns its quota (1 to the skill); the standard and ivory games their level."""
+    variant = fixed.get("variant")
+    if variant is None:  # as the flat options read it: a suit with skill or quota is a quota check
+        given = {k for k in ("skill", "quota", "suited_cards") if fixed.get(k) is not None}
+        variant = "quota" if given else None
+    if variant == "quota":
         skill = fixed.get("skill")
         if not isinstance(skill, int):
             raise ParameterError("skill", "choosing the quota needs the skill: set skill too")
