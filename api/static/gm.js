@@ -19,6 +19,7 @@ const state = {
   games: new Map(), // name -> summary (title, parameters)
   details: new Map(), // name -> GET /v1/games/{name}
   calibrating: null, // a promise: whether the server offers GET /v1/calibrate (its index says)
+  calibration: null, // the calibration asked last (an object): an answer for another is dropped
   calibrates: false, // its answer, once in
   game: null,
   loadingGame: null, // the game whose fields are on their way (Create waits for them)
@@ -336,6 +337,7 @@ async function chooseGame(name) {
   const fields = $("param-fields");
   fields.replaceChildren(...detail.parameters.map((spec) => fieldFor(spec, valueAt(example, spec.path))));
   showApplicable();
+  forgetCalibration();
   showCalibrate(name);
   scheduleOdds();
 }
@@ -611,6 +613,13 @@ function serverCalibrates() {
   return state.calibrating;
 }
 
+/** A calibration's answer no longer fits once the GM changes the check (another game, another
+ *  parameter): it is cleared, and one still on its way is dropped when it comes. */
+function forgetCalibration() {
+  state.calibration = null;
+  $("calibrate-result").textContent = "";
+}
+
 /** The calibration box, for a game the server calibrates: one whose odds have player profiles
  *  (the box asks for a profile's chance). */
 function showCalibrate(name) {
@@ -632,13 +641,15 @@ async function calibrate() {
     delete flat[chosen];
   }
   const target = $("calibrate-target").value;
+  const asked = (state.calibration = {}); // this request; another, or a change of the form, replaces it
   out.textContent = "Looking for the difficulty that gives that chance…";
   for (let attempt = 0; attempt < 4; attempt++) {
     const query = new URLSearchParams({ game: state.game, target, profile: "casual", ...flat });
     try {
       const answer = await computed(`/v1/calibrate?${query}`, undefined, (text) => {
-        out.textContent = text;
+        if (state.calibration === asked) out.textContent = text;
       });
+      if (state.calibration !== asked) return; // the GM changed the check meanwhile: stale
       const spec = state.details.get(state.game).parameters.find((p) => p.name === answer.parameter);
       if (spec && answer.best !== undefined && answer.best !== null) {
         const control = $(`param-${spec.name}`);
@@ -648,11 +659,19 @@ async function calibrate() {
       const choices = (answer.choices || [])
         .map((c) => `${humanName(answer.parameter)} ${c.value}: ${percent(c.rate)}${c.words ? ` (${c.words})` : ""}`)
         .join("; ");
+      // the closest value may still be far from the chance asked for: say so, not "set it"
+      const best = (answer.choices || []).find((c) => c.value === answer.best);
+      const wanted = Number(target);
+      const far = best && Math.abs(best.rate - wanted) > 0.1;
       out.textContent =
-        `Set ${humanName(answer.parameter)} to ${answer.best} (now filled in).` +
+        (far
+          ? `No ${humanName(answer.parameter).toLowerCase()} gives ${percent(wanted)}: the closest is ` +
+            `${answer.best} (${percent(best.rate)}), now filled in.`
+          : `Set ${humanName(answer.parameter)} to ${answer.best} (now filled in).`) +
         (choices ? ` Nearby: ${choices}.` : "");
       return;
     } catch (error) {
+      if (state.calibration !== asked) return;
       const field = error instanceof ApiError ? error.problem?.field : null;
       if (field && field in flat) {
         delete flat[field]; // (odds not in yet) the parameter being calibrated: the server chooses it
@@ -697,6 +716,8 @@ async function createCheck(event) {
     // entry then offered to replace the spectators' link the GM had just been given.
     if (!upsert(summaryOfView(created.view))) refreshLinks(created.check_id);
     showCreated(created);
+    // what this check was is not what the next one is: a label kept would mislabel it
+    $("check-label").value = "";
   } catch (error) {
     problem.textContent = `The check was not created: ${problemText(error)}`;
     const field = error instanceof ApiError ? error.problem?.field : null;
@@ -1212,8 +1233,12 @@ function main() {
   });
   $("sign-out").addEventListener("click", signOut);
   $("game").addEventListener("change", () => chooseGame($("game").value));
-  $("param-fields").addEventListener("input", scheduleOdds);
+  $("param-fields").addEventListener("input", () => {
+    forgetCalibration();
+    scheduleOdds();
+  });
   $("param-fields").addEventListener("change", () => {
+    forgetCalibration();
     showApplicable();
     scheduleOdds();
   });
