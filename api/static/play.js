@@ -542,7 +542,9 @@ function renderMeters(meters) {
         bar.value = Math.max(0, Math.min(meter.value, meter.target));
         bar.setAttribute("aria-hidden", "true");
         item.append(bar);
-        item.classList.toggle("met", meter.value >= meter.target);
+        // green says "reached": never on a lost check (a spent allowance of moves, or peaks
+        // cleared while the score fell short, is no success)
+        item.classList.toggle("met", meter.value >= meter.target && page.view?.status !== "lost");
       }
       return item;
     }),

@@ -555,6 +555,24 @@ def test_a_place_brought_into_view_clears_the_sticky_progress_bar(
         context.close()
 
 
+def test_a_spent_allowance_is_not_shown_as_reached_on_a_lost_check(
+    page: Page, server: str, new_check: NewCheck
+) -> None:
+    """Tower of Hanoy's moves meter fills as the allowance is spent: full, the check is lost,
+    and the page painted it green like a goal reached."""
+    check = new_check(seed=3, params={"cards": 9, "skill": 0}, game="hanoy")
+    view = check.view()
+    while view["status"] == "in_progress":
+        view = check.move(view["moves"][-1]["code"])
+    assert view["status"] == "lost"
+    meters = {m["id"]: m for m in view["board"]["meters"]}
+    assert any(m["target"] and m["value"] >= m["target"] for m in meters.values()), meters
+    page.goto(check.url(server))
+    expect_check_shown(page)
+    expect(page.locator("#result")).to_be_visible()
+    expect(page.locator(".meter.met")).to_have_count(0)
+
+
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_boards_mark_the_place_that_counts_and_the_winner(name: str) -> None:
     """The extras the table lights (docs/play-page.md): while playing, the zone that counts
