@@ -27,7 +27,9 @@ const STATUS_WORDS = {
 };
 const REASONS = {
   goal: "the goal was reached",
-  no_legal_moves: "no legal move was left",
+  // (true of every game's end without moves: a stock used up, or Tri Peaks' peaks all cleared
+  // while a target score fell short, where "no legal move was left" read as a contradiction)
+  no_legal_moves: "the game could go no further",
   move_limit: "the move limit was reached",
   conceded: "the player conceded",
   unwinnable: "the GM ended it: the solver proved it could no longer be won",
@@ -1059,7 +1061,8 @@ function renderResult() {
     const said = (outcome?.summary || "").replace(/^(success|failure): /, "");
     $("result-summary").textContent = said ? capitalise(said) + "." : "";
     $("result-degree").textContent = view.degree === null || view.degree === undefined ? "none" : String(view.degree);
-    $("result-reason").textContent = REASONS[outcome?.reason] || outcome?.reason || "";
+    const own = outcome?.reason === "conceded" && page.role === "player";
+    $("result-reason").textContent = own ? "you conceded" : REASONS[outcome?.reason] || outcome?.reason || "";
   }
 }
 

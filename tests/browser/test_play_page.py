@@ -553,7 +553,7 @@ def test_concede_asks_in_a_dialog(page: Page, server: str, new_check: NewCheck) 
     page.click("#concede")
     page.click("#concede-confirm")
     expect(page.locator("#result")).to_be_visible()
-    expect(page.locator("#result-reason")).to_have_text("the player conceded")
+    expect(page.locator("#result-reason")).to_have_text("you conceded")  # the player reads it
     view = check.view()
     assert view["status"] == "lost" and view["outcome"]["reason"] == "conceded"
     # The tier in words (a quota of 3 missed by 2 or more: a critical failure).
