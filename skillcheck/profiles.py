@@ -209,13 +209,12 @@ def _clause(odds: ProfileOdds, first: bool) -> str:
     name = "Perfect play" if odds.profile == "ceiling" else PROFILE_NAMES[odds.profile]
     who = name if first else name[0].lower() + name[1:]
     low, high = wilson_interval(odds.successes, odds.deals)
-    hedge = ""
-    if high - low > WIDE_RANGE:
-        hedge = (
-            f", but from only {counted(odds.deals, 'test deal')}: anywhere from "
-            f"{percent(low)} to {percent(high)}"
+    if high - low > WIDE_RANGE:  # no word: "almost sure" from 3 deals would claim too much
+        return (
+            f"{who} won {odds.successes} of {counted(odds.deals, 'test deal')}, too few to "
+            f"tell: anywhere from {percent(low)} to {percent(high)}"
         )
-    return f"{who} {_PHRASES[odds.words]} ({percent(odds.rate)}{hedge})"
+    return f"{who} {_PHRASES[odds.words]} ({percent(odds.rate)})"
 
 
 def summary(profiles: Sequence[ProfileOdds]) -> str:

@@ -115,15 +115,15 @@ def test_one_plain_sentence_for_a_gm() -> None:
 
 def test_a_sentence_from_few_deals_says_how_little_it_rests_on() -> None:
     """3 wins of 3 test deals is "almost sure (100 %)" by its rate, yet its 95 % range is 44 %
-    to 100 %: the GM reads that range whenever it is wider than 30 points."""
+    to 100 %: whenever the range is wider than 30 points the GM reads the count and the range,
+    not a word (a hedge beside "almost sure" read as a contradiction)."""
     few = summary([ProfileOdds("careful", 3, 3), ProfileOdds("casual", 1, 10)])
     assert few == (
-        "A casual player will find it very hard (10 %, but from only 10 test deals: anywhere "
-        "from 2 % to 40 %); a careful player is almost sure to succeed (100 %, but from only "
-        "3 test deals: anywhere from 44 % to 100 %)."
+        "A casual player won 1 of 10 test deals, too few to tell: anywhere from 2 % to 40 %; "
+        "a careful player won 3 of 3 test deals, too few to tell: anywhere from 44 % to 100 %."
     )
-    assert "only" not in summary([ProfileOdds("casual", 30, 60)])  # 38 % to 62 %: as it was
-    assert "only" not in summary([ProfileOdds("careful", 10, 10)])  # 72 % to 100 %
+    assert "too few" not in summary([ProfileOdds("casual", 30, 60)])  # 38 % to 62 %: a word
+    assert "too few" not in summary([ProfileOdds("careful", 10, 10)])  # 72 % to 100 %
 
 
 def test_a_profile_answers_with_its_interval_and_words() -> None:
