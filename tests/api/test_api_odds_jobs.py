@@ -262,7 +262,7 @@ def test_calibrate_computes_for_a_gm_and_refuses_what_it_cannot_do(
         ({**query, "target": 1.5}, 400, "target"),
         ({**query, "profile": "lucky"}, 400, "profile"),
         ({**query, "deals": 5}, 422, "deals"),
-        ({k: v for k, v in query.items() if k != "skill"}, 422, "skill"),
+        ({**{k: v for k, v in query.items() if k != "skill"}, "variant": "quota"}, 422, "skill"),
     ]
     for params, status, field in refusals:
         refused = client.get("/v1/calibrate", params=params, headers=bearer(GM_KEY))
