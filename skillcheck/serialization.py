@@ -120,11 +120,37 @@ def game_from_params(name: str, params: dict[str, Any]) -> Any:
             params.get(getattr(worded, "parameter", "")), Mapping
         ):  # (a nested value, such as a variant, is worded better by the converter)
             raise worded from None
+        missing = _missing_error(cls, name, exc)
+        if missing is not None:
+            raise missing from None
         allowed = ", ".join(p.name for p in cls.parameters() if p.name in _field_names(cls))
         detail = structure_problems(exc)
         raise ParameterError(
             "params", f"invalid parameters for {name}: {detail} (parameters: {allowed})"
         ) from None
+
+
+def _missing_error(cls: type[Any], name: str, exc: BaseException) -> ParameterError | None:
+    """When all that is wrong is a member left out (an ivory variant without its suit): the
+    parameter by name, with what it takes ("variant.suit is missing: give suit, one of moons,
+    suns..."), not the top-level list the parameters' member sits under."""
+    if not isinstance(exc, cattrs.BaseValidationError):
+        return None
+    paths = []
+    for line in cattrs.transform_error(exc):
+        text, _, where = line.rpartition(" @ ")
+        if text != "required field missing":
+            return None
+        paths.append(tuple(where.removeprefix("$").removeprefix(".").split(".")))
+    if not paths:
+        return None
+    specs = {spec.name: spec for spec in cls.parameters()}
+    first = parameter_name_at(cls, paths[0])
+    spec = specs.get(first)
+    takes = f", one of {', '.join(spec.choices)}" if spec and spec.choices else ""
+    dotted = " and ".join(".".join(p) for p in paths)
+    verb = "is" if len(paths) == 1 else "are"
+    return ParameterError(first, f"{dotted} {verb} missing for {name}: give {first}{takes}")
 
 
 def _constructor_error(cls: type[Any], params: Mapping[str, Any]) -> SkillcheckError | None:

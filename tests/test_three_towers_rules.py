@@ -1028,3 +1028,16 @@ def test_the_table_says_in_words_which_towers_hold_only_the_suit() -> None:
         empty = [z for z in state.board().zones if z.id == "t2"]
         assert "note" not in empty[0].extras  # an empty tower holds nothing to count
     assert all(noted.values())  # both kinds of tower were seen
+
+
+def test_a_variant_without_its_suit_is_refused_naming_the_suit() -> None:
+    """An ivory check whose suit was left out: the refusal names the suit (a form marks that
+    field) and its choices. It named "params" and listed the top-level parameters, suit not
+    among them."""
+    for kind in ("ivory", "quota"):
+        with pytest.raises(ParameterError) as refused:
+            game_from_params("three-towers", {"variant": {"kind": kind, "skill": 3, "quota": 2}}
+                             if kind == "quota" else {"variant": {"kind": kind}})
+        assert refused.value.parameter == "suit"
+        assert refused.value.message.startswith("variant.suit is missing for three-towers")
+        assert "one of moons, suns, waves, leaves, wyrms, knots" in refused.value.message
