@@ -163,7 +163,11 @@ def serve(
     root_path: str,
     demo: bool,
 ) -> None:
-    """Serve the check API (docs at /schema, the player's page at /play/<check>)."""
+    """Serve the check API (docs at /schema, the player's page at /play/<check>).
+
+    A virtual tabletop that shows the player's page in a frame must be named in
+    SKILLCHECK_FRAME_ANCESTORS (its address, e.g. https://foundry.example.org; several apart
+    with commas): browsers refuse any other site's frame (docs/vtt.md)."""
     import dataclasses
 
     import uvicorn
@@ -215,6 +219,13 @@ def serve(
     others = f", and {more} more" if more else ""
     info.add_row("GM key", f"{key_prefix(settings.gm_keys[0])}  ({key_note}{others})")
     info.add_row("Workers", str(settings.workers))
+    # a VTT that frames the player's page must be listed, or the browser shows a broken frame
+    info.add_row(
+        "Framed by",
+        ", ".join(settings.frame_ancestors)
+        if settings.frame_ancestors
+        else "no other site (set SKILLCHECK_FRAME_ANCESTORS to a VTT's address to play in it)",
+    )
     console.print(Panel(info, title="skillcheck serve", expand=False))
     os.environ.update(_environment(settings))
     if demo:

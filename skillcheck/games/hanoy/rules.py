@@ -272,13 +272,15 @@ class Hanoy(Game[HanoyMove]):
     def parameters(cls) -> tuple[ParameterSpec, ...]:
         return (
             ParameterSpec("cards", "int", MAX_CARDS,
-                          "cards dealt, the lowest of the range (difficulty: 9 by the rules)",
+                          "how many cards are dealt, the lowest of the range first (the "
+                          "difficulty: more cards, more moves; 9 by the rules)",
                           MIN_CARDS, MAX_CARDS),
             ParameterSpec("ranks", "choice", "2-10", "the card range: 2 to 10, or Ace to 9",
                           choices=tuple(RANKS)),
             ParameterSpec("skill", "int", None,
-                          "spare moves over the deal's minimum (a skill check; none: no "
-                          "allowance)", 0, MAX_SKILL, optional=True),
+                          "the character's skill: spare moves over the deal's minimum "
+                          "(left empty: no limit on moves, so the tower is always built)",
+                          0, MAX_SKILL, optional=True),
             undo_spec(),
             ParameterSpec("move_limit", "int", None, "moves allowed before the check is lost",
                           1, 100_000, optional=True),
