@@ -555,6 +555,25 @@ def test_a_place_brought_into_view_clears_the_sticky_progress_bar(
         context.close()
 
 
+def test_five_meters_fit_a_phone(browser: Any, server: str, new_check: NewCheck) -> None:
+    """TriTowers has five meters (cards, peaks, stock, score, run): in one row on a 360-px
+    phone, "0 of 28 cleared" spilled out of its box. Four or more wrap to rows of three."""
+    context = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True)
+    try:
+        page = context.new_page()
+        params = {"rules": "tritowers", "target": 20, "redeals": 1}
+        page.goto(new_check(seed=4, params=params, game="tripeaks").url(server))
+        expect_check_shown(page)
+        expect(page.locator(".meter")).to_have_count(5)
+        spills = page.eval_on_selector_all(
+            ".meter",
+            "ms => ms.filter(m => m.scrollWidth > m.clientWidth + 1).map(m => m.dataset.meter)",
+        )
+        assert spills == []
+    finally:
+        context.close()
+
+
 def test_a_spent_allowance_is_not_shown_as_reached_on_a_lost_check(
     page: Page, server: str, new_check: NewCheck
 ) -> None:
