@@ -1170,7 +1170,10 @@ function chooseZone(id, onCard) {
       return;
     }
     if (onCard && sources().has(id)) {
+      // another card that can move: it becomes the selection, and the player is told why the
+      // first one did not go there (the selection alone moving read as nothing happening)
       select(id);
+      say(`${capitalise(sourceText(selected))} cannot go to ${zoneLabel(id)}: ${sourceText(id)} is selected instead.`);
       return;
     }
     const targets = [...targetsOf(selected)].map(zoneLabel);
@@ -1188,7 +1191,12 @@ function chooseZone(id, onCard) {
   }
   const from = movesFrom(id);
   if (!from.length) {
-    say(`Nothing can move from ${zoneLabel(id)} now.`);
+    const code = topCode(zoneById(id));
+    say(
+      code
+        ? `${capitalise(page.cards.shortName(code))} (${zoneLabel(id)}) cannot move now.`
+        : `Nothing can move from ${zoneLabel(id)} now.`,
+    );
     return;
   }
   const nowhere = from[0].to === null || from[0].to === undefined;

@@ -555,6 +555,40 @@ def test_a_place_brought_into_view_clears_the_sticky_progress_bar(
         context.close()
 
 
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_tapping_another_movable_card_says_why_the_first_did_not_go(
+    page: Page, server: str, new_check: NewCheck, name: str
+) -> None:
+    """With a card selected, a tap on another card that can move selects it instead: the page
+    says so, and why (the selection alone moved and read as nothing happening)."""
+    check = new_check(seed=4, params=GAMES[name].examples()[0], game=name)
+    view = check.view()
+    if view["board"].get("one_tap"):
+        return  # (Tri Peaks: a card's one move plays at one tap; no card stays selected)
+
+    def pairs(view: dict[str, Any]) -> list[tuple[str, str]]:
+        moves = view["moves"]
+        going = {m["from"] for m in moves if m["to"] is not None}
+        return sorted(
+            (a, b) for a in going for b in going
+            if a != b and not any(m["from"] == a and m["to"] == b for m in moves)
+        )  # fmt: skip
+
+    for _ in range(12):  # play on until two cards can move and one cannot go onto the other
+        if pairs(view) or view["status"] != "in_progress":
+            break
+        view = check.move(view["moves"][0]["code"])
+    assert pairs(view), f"{name}: no two movable cards in 12 moves"
+    first, second = pairs(view)[0]
+    page.goto(check.url(server))
+    expect_check_shown(page)
+    page.locator(zone_card(first)).click()
+    page.locator(zone_card(second)).click()
+    expect(page.locator("#notice")).to_contain_text("cannot go to")
+    expect(page.locator("#notice")).to_contain_text("is selected instead")
+    expect(page.locator("#selection")).to_contain_text("Selected:")
+
+
 def test_five_meters_fit_a_phone(browser: Any, server: str, new_check: NewCheck) -> None:
     """TriTowers has five meters (cards, peaks, stock, score, run): in one row on a 360-px
     phone, "0 of 28 cleared" spilled out of its box. Four or more wrap to rows of three."""
