@@ -857,3 +857,13 @@ def test_a_target_score_without_tritowers_names_the_rules_it_needs() -> None:
     """Worded for any front end (the CLI's --rules, the API's "rules"), not as rules=tritowers."""
     with pytest.raises(ParameterError, match=r'needs the TriTowers rules \(rules "tritowers"\)'):
         Tripeaks(target=60)
+
+
+def test_with_a_target_score_the_score_meter_leads() -> None:
+    """The first meter is the goal's own measure (the page draws it largest): with a target
+    score that is the score, not the cards cleared; without one, the cards cleared lead."""
+    scored = game_from_params("tripeaks", {"rules": "tritowers", "target": 20})
+    assert [m.id for m in scored.new_state(1).board().meters][:1] == ["score"]
+    assert scored.new_state(1).board().meters[0].target == 20
+    plain = game_from_params("tripeaks", {"rules": "tritowers"})
+    assert plain.new_state(1).board().meters[0].id == "cleared"

@@ -593,6 +593,8 @@ class Tripeaks(Game[TripeaksMove]):
             meters.append(
                 Meter("run", "Run", run, None, f"run of {run}: the next card scores {run + 1}")
             )
+        if self.target is not None:  # the goal is the score: its meter leads (drawn largest)
+            meters.sort(key=lambda meter: meter.id != "score")
         return Board(tuple(zones), tuple(meters), goal=self.goal_text(), one_tap=True)
 
     def move_view(self, observation: TripeaksObservation, move: TripeaksMove) -> MoveView:
