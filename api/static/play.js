@@ -463,6 +463,12 @@ function sourceText(id) {
   return code ? `${page.cards.shortName(code)} from ${zoneLabel(id)}` : zoneLabel(id);
 }
 
+/** The selected card by its name alone (the table marks where it lies), or its place. */
+function chosenName(id) {
+  const code = topCode(zoneById(id));
+  return code ? page.cards.shortName(code) : zoneLabel(id);
+}
+
 /** The sentence the server wrote for the move `code` in `view`, or the code itself. */
 /** The sentence of move `code` in `view`; a code typed in another case ("D5") finds its move
  *  when only one move has it in any case (the server reads it so). */
@@ -935,8 +941,9 @@ function renderSelection() {
       sayTwoWays(
         text,
         `Choose what to move: from ${listWords(from.map(zoneLabel))}.`,
-        `Choose what to move: any of the ${from.length} places the table marks.`,
-        from.length,
+        from.length > 2
+          ? `Choose what to move: any of the ${from.length} places the table marks.`
+          : `Choose what to move: from ${listWords(from.map(zoneLabel))}.`,
       );
     return;
   }
@@ -944,11 +951,13 @@ function renderSelection() {
   const here = movesFrom(page.selected).filter((m) => m.to === null || m.to === undefined);
   const selected = `Selected: ${sourceText(page.selected)}. `;
   if (targets.length) {
+    const names = listWords(targets.map(zoneLabel));
+    const where = targets.length > 2 ? `any of the ${targets.length} lit places` : names;
+    // the eye's line keeps to two lines on a phone (a third covered the heads below it)
     sayTwoWays(
       text,
-      `${selected}It can go to ${listWords(targets.map(zoneLabel))}. Choose where, or ${CHOOSE_AGAIN}.`,
-      `${selected}It can go to any of the ${targets.length} lit places. Choose where, or ${CHOOSE_AGAIN}.`,
-      targets.length,
+      `${selected}It can go to ${names}. Choose where, or ${CHOOSE_AGAIN}.`,
+      `${capitalise(chosenName(page.selected))}: it can go to ${where}; ${LET_GO}.`,
     );
   } else {
     text.append(selected + (here.length ? "" : "It cannot go anywhere now; choose another card."));
@@ -956,10 +965,10 @@ function renderSelection() {
   for (const move of here) text.append(" ", moveButton(move, "small"));
 }
 
-/** Writes `full` into `element` for screen readers; the eye reads `short` instead when more than
- *  two places are listed (the table marks them already, and a long line would cover it). */
-function sayTwoWays(element, full, short, count) {
-  if (count <= 2) {
+/** Writes `full` into `element` for screen readers, and `short` for the eye when it differs
+ *  (the table marks the places already, and a long line would cover it). */
+function sayTwoWays(element, full, short) {
+  if (short === full) {
     element.append(full);
     return;
   }
@@ -973,9 +982,11 @@ function sayTwoWays(element, full, short, count) {
 }
 
 // How to let go of a selected card, in the words of the device: a touch screen has no Escape key.
-const CHOOSE_AGAIN = globalThis.matchMedia?.("(pointer: coarse)").matches
+const COARSE = globalThis.matchMedia?.("(pointer: coarse)").matches;
+const CHOOSE_AGAIN = COARSE
   ? "tap it again to choose another"
   : "press Escape (or select it again) to choose another";
+const LET_GO = COARSE ? "tap it again to let go" : "Escape lets go";
 
 function moveButton(move, className = "") {
   const button = document.createElement("button");

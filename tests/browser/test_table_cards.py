@@ -515,6 +515,8 @@ def test_what_the_page_says_never_moves_the_table_on_a_phone(
         page.locator(zone_card(move["from"])).click()
         if "Selected" in (page.locator("#selection").text_content() or ""):
             assert page.evaluate(PLACES) == places, "selecting a card moved the table"
+            # the line the eye reads fits its slot: a third line covered the heads below it
+            expect(page.locator("#selection")).not_to_have_class(re.compile(r"\bspills\b"))
             target = page.locator(zone_head(move["to"]))
             if target.count() == 0:  # a slot has no head: its card or empty place is the target
                 target = page.locator(f".zone[data-zone='{move['to']}'] li.top > *")
