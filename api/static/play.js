@@ -27,8 +27,8 @@ const STATUS_WORDS = {
 };
 const REASONS = {
   goal: "the goal was reached",
-  // (true of every game's end without moves: a stock used up, or Tri Peaks' peaks all cleared
-  // while a target score fell short, where "no legal move was left" read as a contradiction)
+  // (true of every game's end without moves: a stock used up, or every card played while a
+  // target fell short, where "no legal move was left" read as a contradiction)
   no_legal_moves: "the game could go no further",
   move_limit: "the move limit was reached",
   conceded: "the player conceded",
