@@ -134,19 +134,12 @@ def _missing_error(cls: type[Any], name: str, exc: BaseException) -> ParameterEr
     """When all that is wrong is a member left out (an ivory variant without its suit): the
     parameter by name, with what it takes ("variant.suit is missing: give suit, one of moons,
     suns..."), not the top-level list the parameters' member sits under."""
-    if not isinstance(exc, cattrs.BaseValidationError):
+    problems = list(_problems(exc))
+    if not problems or any(text != "required field missing" for text, _ in problems):
         return None
-    paths = []
-    for line in cattrs.transform_error(exc):
-        text, _, where = line.rpartition(" @ ")
-        if text != "required field missing":
-            return None
-        paths.append(tuple(where.removeprefix("$").removeprefix(".").split(".")))
-    if not paths:
-        return None
-    specs = {spec.name: spec for spec in cls.parameters()}
+    paths = [tuple(where.split(".")) for _, where in problems]
     first = parameter_name_at(cls, paths[0])
-    spec = specs.get(first)
+    spec = next((s for s in cls.parameters() if s.name == first), None)
     takes = f", one of {', '.join(spec.choices)}" if spec and spec.choices else ""
     dotted = " and ".join(".".join(p) for p in paths)
     verb = "is" if len(paths) == 1 else "are"
@@ -170,9 +163,8 @@ def structure_problems(exc: BaseException, whole: str = "the object") -> str:
     if not isinstance(exc, cattrs.BaseValidationError):
         return str(exc)
     said = []
-    for line in cattrs.transform_error(exc, format_exception=_problem):
-        text, _, where = line.rpartition(" @ ")
-        name = where.removeprefix("$").removeprefix(".") or whole
+    for text, where in _problems(exc):
+        name = where or whole
         if text == "required field missing":
             said.append(f"{name} is missing")
         elif text.startswith("extra fields found"):
@@ -183,6 +175,16 @@ def structure_problems(exc: BaseException, whole: str = "the object") -> str:
         else:
             said.append(f"{name}: {text}")
     return "; ".join(said)
+
+
+def _problems(exc: BaseException) -> Iterator[tuple[str, str]]:
+    """Each of cattrs' problems as (what, where): ``("required field missing",
+    "variant.suit")``; nothing for an error that is not cattrs' own."""
+    if not isinstance(exc, cattrs.BaseValidationError):
+        return
+    for line in cattrs.transform_error(exc, format_exception=_problem):
+        text, _, where = line.rpartition(" @ ")
+        yield text, where.removeprefix("$").removeprefix(".")
 
 
 #: How :func:`_problem` says what a value should have been (``must be`` follows in the message).
