@@ -704,11 +704,12 @@ def test_the_form_shows_only_the_options_of_the_chosen_variant(
         expect(gm.locator("[data-param='suit']")).to_be_hidden()
         expect(gm.locator("#odds-words")).to_contain_text("%", timeout=60_000)
         expect(gm.locator("#odds-words")).not_to_contain_text("No odds")
+        gm.fill("#check-label", "Mira picks the lock")
         with gm.expect_request("**/v1/checks") as posted:
             click_create(gm)
-        assert json.loads(posted.value.post_data or "{}")["params"].get("variant") == {
-            "kind": "standard"
-        }
+        sent = json.loads(posted.value.post_data or "{}")
+        assert sent["params"].get("variant") == {"kind": "standard"}
+        assert sent["label"] == "Mira picks the lock"
         expect(gm.locator("#created")).to_be_visible()
         expect(gm.locator("#check-label")).to_have_value("")  # the next check is another one
         gm.select_option("#param-variant", "quota")
