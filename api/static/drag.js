@@ -36,6 +36,7 @@ function capitalise(text) {
  *   cardName(code)     "the Lunatic"
  *   motion             the page's Motion (to fly a dropped card from where it was dropped)
  *   reduced()          true when the player asked for reduced motion
+ *   footOfView()       where the table stops showing at the screen's foot (optional)
  */
 export class DragDrop {
   constructor(board, hooks) {
@@ -224,8 +225,10 @@ export class DragDrop {
       const now = this.drag;
       if (now !== drag) return;
       const edge = Math.min(EDGE_PX, window.innerHeight / 5);
+      // the bottom edge is where the table stops showing (above controls stuck to the foot)
+      const foot = this.hooks.footOfView?.() ?? window.innerHeight;
       const speed =
-        drag.y < edge ? -(edge - drag.y) : drag.y > window.innerHeight - edge ? drag.y - (window.innerHeight - edge) : 0;
+        drag.y < edge ? -(edge - drag.y) : drag.y > foot - edge ? Math.min(drag.y - (foot - edge), edge) : 0;
       const before = window.scrollY;
       if (speed) window.scrollBy(0, Math.sign(speed) * Math.ceil((Math.abs(speed) / edge) * MAX_SCROLL_PX));
       if (!speed || window.scrollY === before) {

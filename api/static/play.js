@@ -1097,6 +1097,7 @@ function refuse(error) {
   $("refusal-title").textContent = /[.!?]$/.test(title) ? title : `${title}:`;
   $("refusal-detail").textContent = detail;
   $("refusal").hidden = false;
+  standAboveControls($("refusal"));
   // It stands at the foot of the screen: the form the player was typing in must stay in sight
   // (the table is never scrolled: what the player taps next stays under the finger).
   const active = document.activeElement;
@@ -1104,6 +1105,21 @@ function refuse(error) {
     const field = active.getBoundingClientRect();
     if (field.bottom > $("refusal").getBoundingClientRect().top) active.scrollIntoView({ block: "center" });
   }
+}
+
+/** A message at the foot of the screen covers none of the controls: on a phone their bar sticks
+ *  there (play.css), and the message then stands above it. */
+function standAboveControls(message) {
+  const top = controlsOverFoot();
+  if (top === null) message.style.removeProperty("--controls-height");
+  else message.style.setProperty("--controls-height", `${Math.ceil(window.innerHeight - top)}px`);
+}
+
+/** The top of the controls' bar where it is stuck to the screen's foot, or null. */
+function controlsOverFoot() {
+  const bar = document.querySelector(".control-bar").getBoundingClientRect();
+  const foot = window.innerHeight;
+  return bar.height > 0 && bar.top < foot && bar.bottom >= foot - 1 ? bar.top : null;
 }
 
 async function act(doing, request) {
@@ -1358,6 +1374,7 @@ function wire() {
     cardName: (code) => page.cards.info(code).name,
     motion: hand.motion,
     reduced: () => hand.motion.reduced,
+    footOfView: () => controlsOverFoot() ?? window.innerHeight,
   });
   hand.assist = new Assist($("board"), {
     view: () => page.view,

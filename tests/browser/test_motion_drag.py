@@ -229,8 +229,9 @@ def test_a_finger_drags_a_card_without_scrolling_the_page(
 def test_a_card_held_at_the_screen_edge_scrolls_the_table_to_its_place(
     browser: Any, server: str, new_check: NewCheck, console: Console, shots: Path
 ) -> None:
-    """On a short screen the towers lie below the deck: holding the card near the bottom edge
-    scrolls the page until the place shows, and the drop there plays the move."""
+    """On a short screen the towers lie below the deck: holding the card near the foot of the
+    table in sight (just above the controls' bar stuck to the screen's foot) scrolls the page
+    until the place shows, and the drop there plays the move."""
     short = browser.new_context(viewport={"width": 360, "height": 420}, reduced_motion="reduce")
     try:
         page = console.watch(short.new_page())
@@ -242,21 +243,25 @@ def test_a_card_held_at_the_screen_edge_scrolls_the_table_to_its_place(
         code = next(m["code"] for m in view["moves"] if m["from"] == "deck" and m["to"])
         move = move_of(view, code)
         start = card_point(frame, "deck")
+        bar = page.locator(".control-bar").bounding_box()
+        assert bar and bar["y"] + bar["height"] >= 419, "the controls are not at the foot"
+        foot = bar["y"]  # where the table stops showing
+        assert start[1] < foot, "the card lies under the controls"
         page.mouse.move(*start)
         page.mouse.down()
         page.mouse.move(start[0] + 4, start[1] + 4)
         top = page.evaluate("() => window.scrollY")
-        place = f"[data-zone='{move['to']}']"
+        place = f"[data-zone='{move['to']}'] .cards"
         place_top = f'document.querySelector("{place}").getBoundingClientRect().top'
-        assert page.evaluate(f"() => {place_top}") > 420, "the place showed before any scrolling"
-        page.mouse.move(start[0], 412, steps=5)  # near the bottom edge, and held there
+        assert page.evaluate(f"() => {place_top}") > foot - 30, "the place showed already"
+        page.mouse.move(start[0], foot - 8, steps=5)  # near the table's foot, and held there
         # held until the place shows (the page scrolls on as long as the card is held there)
-        page.wait_for_function(f"() => {place_top} < 300")
-        assert page.evaluate("() => window.scrollY") > top + 100
+        page.wait_for_function(f"() => {place_top} < 200")
+        assert page.evaluate("() => window.scrollY") > top + 50
         # away from the edge the page stops; then onto the place as it lies now
-        page.mouse.move(start[0], 210, steps=2)
+        page.mouse.move(start[0], 160, steps=2)
         end = zone_point(frame, move["to"])
-        assert 0 < end[1] < 420, "the place scrolled out of sight"
+        assert 0 < end[1] < foot, "the place scrolled out of sight"
         with page.expect_response(is_move):
             page.mouse.move(*end, steps=3)
             page.mouse.up()

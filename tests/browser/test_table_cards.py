@@ -540,6 +540,73 @@ def test_what_the_page_says_never_moves_the_table_on_a_phone(
         context.close()
 
 
+#: Whether the point at the centre of ``selector`` on screen is that element (nothing over it).
+UNCOVERED = """s => { const e = document.querySelector(s), r = e.getBoundingClientRect();
+  const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return Boolean(at && e.contains(at)); }"""
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_on_a_phone_undo_and_concede_stay_in_reach(
+    browser: Any, server: str, new_check: NewCheck, name: str
+) -> None:
+    """Tri Peaks' table put Undo and Concede under a phone's fold. While the check is played
+    their bar sticks to the foot of the screen; scrolled to the end it rests under the table,
+    covering none of it; once the check is over it is gone with its controls."""
+    context, page, check = on_a_phone(browser, server, new_check, name)
+    try:
+        foot = page.viewport_size["height"]
+        shown = [b for b in ("#undo", "#concede") if page.locator(b).is_visible()]
+        assert "#concede" in shown
+        for button in shown:
+            box = page.locator(button).bounding_box()
+            assert box and box["y"] >= 0 and box["y"] + box["height"] <= foot, (button, box)
+            assert page.evaluate(UNCOVERED, button), f"{button} is covered"
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        bar = page.locator(".control-bar").bounding_box()
+        board = page.locator("#board").bounding_box()
+        assert bar and board and bar["y"] >= board["y"] + board["height"]
+        concede = f"/v1/checks/{check.check_id}/concede"
+        ended = check.http.post(concede, json={}, headers=check.auth())
+        assert ended.status_code == 200, ended.text
+        expect(page.locator("#result")).to_be_visible()
+        expect(page.locator(".control-bar")).to_have_css("position", "static")
+    finally:
+        context.close()
+
+
+def test_on_a_phone_a_refusal_stands_above_the_controls(
+    browser: Any, server: str, new_check: NewCheck
+) -> None:
+    """The refusal stands at the screen's foot, where a phone's controls are: it stands above
+    them, so Undo can still be pressed while it is said."""
+    context = browser.new_context(
+        viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True,
+        reduced_motion="reduce",
+    )  # fmt: skip
+    try:
+        page = context.new_page()
+        check = new_check(seed=21)
+        for code in ("d1", "d2", "d3", "d4", "d5"):
+            view = check.move(code)
+        legal = {m["to"] for m in view["moves"] if m["from"] == "deck"}
+        wrong = next(f"t{n}" for n in range(1, 6) if f"t{n}" not in legal)
+        page.goto(check.url(server))
+        expect_check_shown(page)
+        page.locator(zone_card("deck")).click()
+        page.locator(zone_head(wrong)).click()
+        refusal = page.locator("#refusal")
+        expect(refusal).to_contain_text("Not a legal move")
+        bar = page.locator(".control-bar").bounding_box()
+        box = refusal.bounding_box()
+        foot = page.viewport_size["height"]
+        assert bar and box and bar["y"] + bar["height"] >= foot - 1  # the bar is at the foot
+        assert box["y"] + box["height"] <= bar["y"], (box, bar)
+        assert page.evaluate(UNCOVERED, "#undo")
+    finally:
+        context.close()
+
+
 def test_a_place_brought_into_view_clears_the_sticky_progress_bar(
     browser: Any, server: str, new_check: NewCheck
 ) -> None:
@@ -547,6 +614,7 @@ def test_a_place_brought_into_view_clears_the_sticky_progress_bar(
     below; it used to land under the progress bar, which stays at the top of the screen."""
     context, page, _check = on_a_phone(browser, server, new_check, "three-towers")
     try:
+        page.set_viewport_size({"width": 360, "height": 520})  # a phone's screen less its browser
         page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
         first = page.locator(".zone[data-zone] button").first  # the deck's card
         hud = page.locator(".hud").evaluate("e => e.getBoundingClientRect().bottom")
