@@ -405,9 +405,22 @@ function applyView(view, force = false) {
   }
   if (isOver()) {
     page.feed?.stop();
-    if (!old || old.status === "in_progress") $("result").focus({ preventScroll: true });
+    if (!old || old.status === "in_progress") showResult();
   }
   return newer;
+}
+
+/** The check is over: the result takes the focus and, if it is out of sight (it stands above
+ *  the table, and a player on a phone is often scrolled down to the table's foot), the page
+ *  scrolls up to it; the bar at the top keeps its place (scroll-padding-top). */
+function showResult() {
+  const result = $("result");
+  result.focus({ preventScroll: true });
+  const top = result.getBoundingClientRect().top;
+  const hud = document.querySelector(".hud").getBoundingClientRect().bottom;
+  if (top < hud || top > window.innerHeight * 0.6) {
+    result.scrollIntoView({ block: "start", behavior: hand.motion?.reduced === false ? "smooth" : "auto" });
+  }
 }
 
 async function reload() {

@@ -5,6 +5,7 @@ once the win is certain the page offers to finish it and the check ends won."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,10 @@ def test_a_certain_win_is_finished_for_the_player(
         drag_move(hand, frame, view, line[ready - 1])
     expect(hand.locator("#finish")).to_be_visible()
     expect(hand.locator("#finish-note")).to_be_visible()
+    # (a phone shows the button alone: its note is what it is described by)
+    expect(hand.locator("#finish")).to_have_accessible_description(
+        re.compile("The win is certain from here")
+    )
     assert check.view()["can_finish"] is True
     settle(frame)
     snap(hand, shots, "motion-finish-offered")

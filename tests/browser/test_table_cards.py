@@ -22,6 +22,7 @@ from browser_support import (
     zone_head,
 )
 from playwright.sync_api import Page, expect
+from test_table_visual import DEALS, VIEWPORTS, winning_line
 
 from api.make_glyphs import OUT
 from skillcheck.cards import DECKS
@@ -603,6 +604,36 @@ def test_on_a_phone_a_refusal_stands_above_the_controls(
         assert bar and box and bar["y"] + bar["height"] >= foot - 1  # the bar is at the foot
         assert box["y"] + box["height"] <= bar["y"], (box, bar)
         assert page.evaluate(UNCOVERED, "#undo")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_the_result_comes_into_sight_when_the_check_ends(
+    browser: Any, server: str, new_check: NewCheck, name: str
+) -> None:
+    """The result stands above the table, and a player on a phone is often scrolled down to the
+    table's foot when the last move is made: it appeared out of sight above the screen (its top
+    at -150 to -290 px), the player left looking at a table that no longer moved."""
+    params, seed = DEALS[name]
+    line = winning_line(name)
+    check = new_check(seed=seed, params=params, game=name)
+    for code in line[:-1]:
+        check.move(code)
+    context = browser.new_context(**VIEWPORTS["phone"], reduced_motion="reduce")
+    try:
+        page = context.new_page()
+        page.goto(check.url(server))
+        expect_check_shown(page)
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        assert page.evaluate("scrollY") > 100, "the page does not scroll: nothing to see"
+        check.move(line[-1])  # (from the player's other device: the page follows live)
+        expect(page.locator("#result")).to_be_visible()
+        expect(page.locator("#result")).to_be_focused()
+        expect(page.locator("#result")).to_be_in_viewport()
+        hud = page.locator(".hud").bounding_box()
+        result = page.locator("#result").bounding_box()
+        assert hud and result and result["y"] >= hud["y"] + hud["height"] - 1  # not under the bar
     finally:
         context.close()
 
