@@ -12,6 +12,7 @@ const KEY_STORE = "skillcheck.gm.key";
 const LINK_STORE = "skillcheck.gm.links";
 const ODDS_DELAY_MS = 350;
 const PAGE_SIZE = 50;
+const CREATE_NOTE = "You can create the check now: the odds will keep coming.";
 const $ = (id) => document.getElementById(id);
 
 const state = {
@@ -438,12 +439,26 @@ function scheduleOdds() {
   oddsTimer = setTimeout(showOdds, ODDS_DELAY_MS);
 }
 
+/** The odds are being worked out (the server answered 202, or 429: busy): the progress, and
+ *  beside the Create button a note that the check need not wait for them. Creating a check
+ *  does not depend on the odds (the check is what the form says), so Create stays enabled. The
+ *  note is a live region always on the page, written once per wait (a screen reader hears it
+ *  once), and placed so that it never moves the button (gm.css). */
 function oddsProgress(text, fraction) {
   $("odds-progress-line").hidden = false;
   $("odds-progress-text").textContent = text;
   const bar = $("odds-progress");
   if (fraction === null) bar.removeAttribute("value");
   else bar.value = fraction;
+  const note = $("create-note");
+  if (note.textContent !== CREATE_NOTE) note.textContent = CREATE_NOTE;
+}
+
+/** No odds are being worked out any more (shown, refused, or given up for newer choices). */
+function oddsIdle() {
+  $("odds").removeAttribute("aria-busy");
+  $("odds-progress-line").hidden = true;
+  $("create-note").textContent = "";
 }
 
 async function showOdds() {
@@ -454,6 +469,7 @@ async function showOdds() {
   if (query && state.lastOdds && query.toString() === state.oddsQuery?.toString()) return;
   state.odds?.abort();
   state.careful?.abort();
+  oddsIdle(); // (what was aborted leaves the page to this request: it touches nothing more)
   const controller = new AbortController();
   state.odds = controller;
   state.lastOdds = null;
@@ -476,10 +492,7 @@ async function showOdds() {
     words.textContent = `No odds for these choices: ${problemText(error)}`;
     $("odds-table").tBodies[0].replaceChildren();
   } finally {
-    if (state.odds === controller) {
-      $("odds").removeAttribute("aria-busy");
-      $("odds-progress-line").hidden = true;
-    }
+    if (!controller.signal.aborted) oddsIdle();
   }
 }
 
@@ -594,8 +607,8 @@ async function runCareful() {
     $("odds-words").textContent = `No odds for a careful player: ${problemText(error)}`;
   } finally {
     button.disabled = false;
-    $("odds").removeAttribute("aria-busy");
-    $("odds-progress-line").hidden = true;
+    // (stopped by newer choices, whose odds are on their way: their progress stays)
+    if (!controller.signal.aborted) oddsIdle();
   }
 }
 

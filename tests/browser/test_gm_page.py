@@ -299,6 +299,113 @@ def test_cancel_filter_and_watch_from_the_list(
         context.close()
 
 
+#: The GM's two screens of the finding the tests below come from: a laptop and a 360 px phone.
+DEVICES: dict[str, dict[str, Any]] = {
+    "laptop": {"viewport": {"width": 1280, "height": 900}},
+    "phone": {
+        "viewport": {"width": 360, "height": 740},
+        "device_scale_factor": 2,
+        "is_mobile": True,
+        "has_touch": True,
+    },
+}
+
+#: What makes a control look like its neighbours: the Watch link and the Links button beside it
+#: must agree on each (the height is compared apart, from the boxes).
+LOOKS = (
+    "border-top-width", "border-right-width", "border-bottom-width", "border-left-width",
+    "border-top-style", "border-right-style", "border-bottom-style", "border-left-style",
+    "border-top-color", "border-right-color", "border-bottom-color", "border-left-color",
+    "border-top-left-radius", "border-bottom-right-radius", "padding-top", "padding-right",
+    "padding-bottom", "padding-left", "font-family", "font-size", "font-weight", "line-height",
+    "color", "background-color", "box-shadow", "text-decoration-line", "cursor",
+)  # fmt: skip
+RING = ("outline-style", "outline-width", "outline-color", "outline-offset")
+
+
+def looks(control: Any, properties: tuple[str, ...] = LOOKS) -> dict[str, Any]:
+    """The computed ``properties`` of a control, and its height."""
+    seen: dict[str, Any] = control.evaluate(
+        "(el, names) => { const style = getComputedStyle(el);"
+        " return Object.fromEntries(names.map((n) => [n, style.getPropertyValue(n)])); }",
+        list(properties),
+    )
+    box = control.bounding_box()
+    assert box is not None
+    seen["height"] = box["height"]
+    return seen
+
+
+@pytest.mark.parametrize("device", ["laptop", "phone"])
+def test_watch_looks_and_answers_like_the_buttons_beside_it(
+    browser: Any, gm_server: tuple[str, Path], shots: Path, device: str
+) -> None:
+    """In the tab that made a check its Watch is a link (it opens the spectators' view in a
+    new tab, as a link does); beside its Links and Cancel buttons it looked like plain text: no
+    border, normal weight, no shadow, no hover. (gm.css drew its border in a colour no
+    stylesheet defines any more, and left out the buttons' weight, shadow and hover.) It now
+    matches the Links button in both colour schemes: border, height, font, padding, the hover
+    border and the keyboard focus ring."""
+    base, _ = gm_server
+    context = browser.new_context(**DEVICES[device])
+    context.set_default_timeout(10000)
+    try:
+        gm = context.new_page()
+        check_id = create_with_label(gm, base, "Corvin watches the gate")
+        item = gm.locator(f"li[data-check='{check_id}']")
+        watch = item.locator("a.watch")
+        links = item.locator(".actions button", has_text="Links")
+        expect(watch).to_be_visible()
+        expect(item.locator(".watch-new")).to_be_hidden()
+        item.scroll_into_view_if_needed()
+        for scheme in ("light", "dark"):
+            gm.emulate_media(color_scheme=scheme)
+            gm.mouse.move(0, 0)  # (nothing hovered)
+            item.screenshot(path=str(shots / f"gm-{device}-{scheme}-watch.png"))
+            assert looks(watch) == looks(links), scheme
+            # the pointer over it: the buttons' hover border
+            watch.hover()
+            hovered = looks(watch, ("border-top-color",))["border-top-color"]
+            links.hover()
+            assert hovered == looks(links, ("border-top-color",))["border-top-color"], scheme
+            # the keyboard on it: the buttons' focus ring
+            gm.mouse.move(0, 0)
+            links.focus()
+            gm.keyboard.press("Tab")
+            expect(watch).to_be_focused()
+            ring = looks(watch, RING)
+            gm.keyboard.press("Shift+Tab")
+            expect(links).to_be_focused()
+            assert ring == looks(links, RING), scheme
+            assert ring["outline-style"] != "none", ring
+    finally:
+        context.close()
+
+
+def test_every_colour_gm_css_uses_is_defined(page: Page, gm_server: tuple[str, Path]) -> None:
+    """A custom property gm.css uses that no stylesheet defines makes its whole declaration
+    void: the Watch link and every text box of the form lost their borders so when play.css
+    stopped defining ``--card-line``."""
+    base, _ = gm_server
+    page.goto(f"{base}/gm")
+    expect(page.locator("#signin")).to_be_visible()
+    css = httpx.get(f"{base}/play-assets/{BUILD}/gm.css").text
+    used = sorted(set(re.findall(r"var\(\s*(--[\w-]+)", css)))
+    assert "--line" in used
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        missing = page.evaluate(
+            "(names) => names.filter((n) =>"
+            " !getComputedStyle(document.documentElement).getPropertyValue(n).trim())",
+            used,
+        )
+        assert missing == [], scheme
+        border = page.locator("#gm-key").evaluate(
+            "(el) => [getComputedStyle(el).borderTopStyle, getComputedStyle(el).borderTopWidth]"
+        )
+        assert border == ["solid", "1px"], scheme
+
+
 def test_a_check_the_live_list_shows_first_still_knows_its_links(
     browser: Any, gm_server: tuple[str, Path]
 ) -> None:
@@ -420,6 +527,123 @@ def test_on_a_phone_the_create_button_stays_put_while_the_odds_come(
         snap(gm, shots, "gm-phone-odds")
         button.tap()
         expect(gm.locator("#created")).to_be_visible()
+    finally:
+        context.close()
+
+
+NOTE = "You can create the check now: the odds will keep coming."
+
+
+def set_level(gm: Page, level: str) -> None:
+    """Change the level from a script, as a GM's typing does (filling the field would scroll
+    it into view and move the phone's page under the button)."""
+    gm.evaluate(
+        "(level) => { const field = document.querySelector('#param-level');"
+        " field.value = level;"
+        " field.dispatchEvent(new Event('change', { bubbles: true })); }",
+        level,
+    )
+
+
+def gap_between(a: dict[str, float], b: dict[str, float]) -> float:
+    """How far apart two boxes are (negative: they overlap by that much)."""
+    return max(
+        b["x"] - (a["x"] + a["width"]),
+        a["x"] - (b["x"] + b["width"]),
+        b["y"] - (a["y"] + a["height"]),
+        a["y"] - (b["y"] + b["height"]),
+    )
+
+
+@pytest.mark.parametrize("device", ["laptop", "phone"])
+def test_while_the_odds_are_worked_out_create_says_it_need_not_wait(
+    browser: Any, gm_server: tuple[str, Path], shots: Path, device: str
+) -> None:
+    """Odds outside the shipped tables take half a minute; Create stays enabled meanwhile (a
+    check is what the form says, not its odds), and the GM did not know whether to wait. Now,
+    while the odds are worked out (the server's 202, held here for as long as the test wants),
+    a note beside the button says the check can be made now: it comes with the progress, goes
+    when the odds come or are given up for other choices, and never moves the button. The
+    button names it as its description, for a screen reader."""
+    base, _ = gm_server
+    context = browser.new_context(**DEVICES[device])
+    context.set_default_timeout(10000)
+    working = {"now": True}
+
+    def odds(route: Any) -> None:
+        if working["now"]:
+            route.fulfill(
+                status=202,
+                headers={"Retry-After": "0.5"},
+                json={"status": "running", "done": 40, "total": 200},
+            )
+        else:
+            route.fulfill(
+                json={
+                    "game": "three-towers", "cells": [],
+                    "summary": "A casual player is likely to succeed (66 %)",
+                }
+            )  # fmt: skip
+
+    try:
+        gm = context.new_page()
+        errors: list[str] = []
+        gm.on("pageerror", lambda error: errors.append(str(error)))
+        gm.route("**/v1/odds?*", odds)
+        sign_in(gm, base)
+        gm.select_option("#game", "three-towers")
+        button = gm.locator("#create-check")
+        note = gm.locator("#create-note")
+        expect(gm.locator("#odds-progress-text")).to_contain_text("40 of 200 test deals")
+        expect(note).to_have_text(NOTE)
+        expect(note).to_be_visible()
+        expect(button).to_be_enabled()
+        expect(button).to_have_attribute("aria-describedby", "create-note")
+        expect(note).to_have_attribute("aria-live", "polite")
+        button.scroll_into_view_if_needed()  # (a laptop's form is taller than its screen)
+        where, said = button.bounding_box(), note.bounding_box()
+        assert where is not None and said is not None
+        # beside the button, in sight with it, over nothing of it
+        assert -0.5 <= gap_between(where, said) <= 24, (where, said)
+        height = DEVICES[device]["viewport"]["height"]
+        assert said["y"] >= 0 and said["y"] + said["height"] <= height, said
+        snap(gm, shots, f"gm-{device}-odds-working")
+        # Choices the page refuses give the odds up: the note and the progress go with them.
+        set_level(gm, "99")
+        expect(gm.locator("#odds-words")).to_contain_text("Level must be at most")
+        expect(note).to_be_hidden()
+        expect(note).to_be_empty()
+        expect(gm.locator("#odds-progress-line")).to_be_hidden()
+        expect(gm.locator("#odds")).not_to_have_attribute("aria-busy", "true")
+        assert button.bounding_box() == where
+        # Other choices being worked out: the note is back; the odds come: it goes.
+        set_level(gm, "7")
+        expect(note).to_have_text(NOTE)
+        assert button.bounding_box() == where
+        working["now"] = False
+        expect(gm.locator("#odds-words")).to_have_text(
+            "A casual player is likely to succeed (66 %)"
+        )
+        expect(note).to_be_hidden()
+        expect(gm.locator("#odds-progress-line")).to_be_hidden()
+        assert button.bounding_box() == where
+        # A check made while the odds are worked out is made (with what the form says), and
+        # the odds keep coming.
+        working["now"] = True
+        set_level(gm, "8")
+        expect(note).to_have_text(NOTE)
+        assert button.bounding_box() == where
+        gm.fill("#check-label", "Mira does not wait")
+        with gm.expect_request("**/v1/checks") as posted:
+            button.click()
+        assert json.loads(posted.value.post_data or "{}")["params"]["level"] == 8
+        expect(gm.locator("#created")).to_be_visible()
+        expect(note).to_have_text(NOTE)
+        expect(gm.locator("#odds-progress-line")).to_be_visible()
+        working["now"] = False
+        expect(gm.locator("#odds-words")).to_contain_text("66 %")
+        expect(note).to_be_hidden()
+        assert errors == []
     finally:
         context.close()
 
