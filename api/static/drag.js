@@ -36,7 +36,8 @@ function capitalise(text) {
  *   cardName(code)     "the Lunatic"
  *   motion             the page's Motion (to fly a dropped card from where it was dropped)
  *   reduced()          true when the player asked for reduced motion
- *   footOfView()       where the table stops showing at the screen's foot (optional)
+ *   footOfView()       where the table stops showing at the screen's foot, or null: the
+ *                      screen's foot (optional)
  */
 export class DragDrop {
   constructor(board, hooks) {

@@ -410,9 +410,9 @@ function applyView(view, force = false) {
   return newer;
 }
 
-/** The check is over: the result takes the focus and, if it is out of sight (it stands above
- *  the table, and a player on a phone is often scrolled down to the table's foot), the page
- *  scrolls up to it; the bar at the top keeps its place (scroll-padding-top). */
+/** The check is over: the result takes the focus and, if it is out of sight or low on the
+ *  screen (it stands above the table, and a player on a phone is often scrolled down to the
+ *  table's foot), the page scrolls to it, under the bar at the top (scroll-padding-top). */
 function showResult() {
   const result = $("result");
   result.focus({ preventScroll: true });
@@ -1387,7 +1387,7 @@ function wire() {
     cardName: (code) => page.cards.info(code).name,
     motion: hand.motion,
     reduced: () => hand.motion.reduced,
-    footOfView: () => controlsOverFoot() ?? window.innerHeight,
+    footOfView: controlsOverFoot,
   });
   hand.assist = new Assist($("board"), {
     view: () => page.view,

@@ -475,19 +475,23 @@ def test_no_layout_shift_while_loading_and_playing(
         context.close()
 
 
+def phone_showing(browser: Any, server: str, check: Check) -> tuple[Any, Page]:
+    """A 360-px touch phone (motion reduced) showing ``check``: its context (the test closes
+    it) and page."""
+    context = browser.new_context(**VIEWPORTS["phone"], reduced_motion="reduce")
+    page = context.new_page()
+    page.goto(check.url(server))
+    expect_check_shown(page)
+    return context, page
+
+
 def on_a_phone(
     browser: Any, server: str, new_check: NewCheck, name: str
 ) -> tuple[Any, Page, Check]:
-    """A 360-px touch phone (motion reduced) showing a new check of ``name`` (seed 4, the
-    game's first example): its context (the test closes it), page and check."""
-    context = browser.new_context(
-        viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True,
-        reduced_motion="reduce",
-    )  # fmt: skip
-    page = context.new_page()
+    """A phone (``phone_showing``) showing a new check of ``name`` (seed 4, the game's first
+    example): its context (the test closes it), page and check."""
     check = new_check(seed=4, params=GAMES[name].examples()[0], game=name)
-    page.goto(check.url(server))
-    expect_check_shown(page)
+    context, page = phone_showing(browser, server, check)
     return context, page, check
 
 
@@ -581,19 +585,13 @@ def test_on_a_phone_a_refusal_stands_above_the_controls(
 ) -> None:
     """The refusal stands at the screen's foot, where a phone's controls are: it stands above
     them, so Undo can still be pressed while it is said."""
-    context = browser.new_context(
-        viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True,
-        reduced_motion="reduce",
-    )  # fmt: skip
+    check = new_check(seed=21)
+    for code in ("d1", "d2", "d3", "d4", "d5"):
+        view = check.move(code)
+    legal = {m["to"] for m in view["moves"] if m["from"] == "deck"}
+    wrong = next(f"t{n}" for n in range(1, 6) if f"t{n}" not in legal)
+    context, page = phone_showing(browser, server, check)
     try:
-        page = context.new_page()
-        check = new_check(seed=21)
-        for code in ("d1", "d2", "d3", "d4", "d5"):
-            view = check.move(code)
-        legal = {m["to"] for m in view["moves"] if m["from"] == "deck"}
-        wrong = next(f"t{n}" for n in range(1, 6) if f"t{n}" not in legal)
-        page.goto(check.url(server))
-        expect_check_shown(page)
         page.locator(zone_card("deck")).click()
         page.locator(zone_head(wrong)).click()
         refusal = page.locator("#refusal")
@@ -620,11 +618,8 @@ def test_the_result_comes_into_sight_when_the_check_ends(
     check = new_check(seed=seed, params=params, game=name)
     for code in line[:-1]:
         check.move(code)
-    context = browser.new_context(**VIEWPORTS["phone"], reduced_motion="reduce")
+    context, page = phone_showing(browser, server, check)
     try:
-        page = context.new_page()
-        page.goto(check.url(server))
-        expect_check_shown(page)
         page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
         assert page.evaluate("scrollY") > 100, "the page does not scroll: nothing to see"
         check.move(line[-1])  # (from the player's other device: the page follows live)
