@@ -244,12 +244,15 @@ class WebhookSecretBody(TypedDict):
 
 
 class CreatedCheckBody(TypedDict):
-    """A new check: hand ``player_token`` to the player and publish ``commitment``. The tokens
-    (and a made-up webhook secret) are shown only in this answer."""
+    """A new check: hand ``player_link`` (or ``player_token``) to the player and publish
+    ``commitment``. The tokens, the links that carry them (and a made-up webhook secret) are
+    shown only in this answer."""
 
     check_id: str
     player_token: str
     spectator_token: str
+    player_link: str
+    spectator_link: str
     commitment: str
     commitment_scheme: str
     version: int

@@ -758,10 +758,13 @@ class ChecksController(Controller):
         _bridge(request).publish(  # the GM's live list (the check has an owner only now)
             (summary_message("created", summary_of(created.view.to_dict())), gm_channel(gm))
         )
+        base = rt.settings.public_url or root_path(request)
         body: CreatedCheckBody = {
             "check_id": created.check_id,
             "player_token": player,
             "spectator_token": spectator,
+            "player_link": play_link(base, created.check_id, data.game, player),
+            "spectator_link": play_link(base, created.check_id, data.game, spectator),
             "commitment": created.commitment,
             "commitment_scheme": COMMITMENT_SCHEME,
             "version": created.version,

@@ -359,6 +359,16 @@ def test_reissuing_a_token_locks_the_old_one_out_at_once(
     assert client.get(path, headers=bearer(again["token"])).status_code == 200
 
 
+def test_the_created_check_carries_its_page_links(client: TestClient[Any]) -> None:
+    """A bot or a VTT hands the player a link, not a token to assemble a link from."""
+    check = create(client)
+    for role in ("player", "spectator"):
+        token = check[f"{role}_token"]
+        assert check[f"{role}_link"] == f"/play/{check['check_id']}?game={GAME}#token={token}"
+        page = client.get(check[f"{role}_link"].split("#")[0])
+        assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+
+
 def test_only_the_checks_gm_reissues_tokens(client: TestClient[Any]) -> None:
     check = create(client)
     path = f"/v1/checks/{check['check_id']}/tokens/player"
