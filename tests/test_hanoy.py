@@ -419,7 +419,8 @@ def test_board_and_move_views() -> None:
     meters = {m.id: m for m in board.meters}
     assert meters["moves"].text == f"0 of {minimum + 3} moves"
     assert meters["tower"].text == "1 of 5 cards in sequence"
-    assert meters["allowance"].text == f"{minimum} (the deal's minimum) + 3 (skill)"
+    assert meters["allowance"].label == "Spare moves"
+    assert meters["allowance"].text == f"3 over the fewest ({minimum})"
     views = {v.code: v for v in state.move_views()}
     assert views["13"].text == "the 2 from column 1 onto the 3 in column 3"
     assert (views["13"].source, views["13"].target) == ("c1", "c3")

@@ -359,9 +359,8 @@ class Hanoy(Game[HanoyMove]):
         meters = [moves, tower]
         if observation.allowance is not None and self.skill is not None:
             meters.append(
-                Meter("allowance", "Allowance", observation.allowance, None,
-                      f"{observation.allowance - self.skill} (the deal's minimum) + "
-                      f"{self.skill} (skill)")
+                Meter("allowance", "Spare moves", observation.allowance, None,
+                      f"{self.skill} over the fewest ({observation.allowance - self.skill})")
             )  # fmt: skip
         # every card is a Spade: the legend names no other suit
         return Board(
