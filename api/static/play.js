@@ -53,6 +53,7 @@ const page = {
   downloadUrl: null,
   focusKey: null, // data-key of the board control that last had the focus
   undoAsked: null, // the version at which a greyed Undo was pressed (its reason is shown)
+  noticeTimer: 0, // a phone's notice steps aside when it runs out (say)
 };
 
 function readGames() {
@@ -630,6 +631,11 @@ function renderBoard() {
   if (!content) content = board.layout === "grid" ? gridLayout(board, ctx) : rowsLayout(board, ctx);
   const table = $("table");
   table.dataset.layout = board.layout;
+  // a table with slots (peaks) sizes its cards to fit the screen's height (play.css)
+  const slotRows = content.querySelector?.(".slots")?.style.getPropertyValue("--rows") || "";
+  if (slotRows) table.style.setProperty("--slot-rows", slotRows);
+  else table.style.removeProperty("--slot-rows");
+  table.toggleAttribute("data-slots", Boolean(slotRows));
   table.replaceChildren(content);
 }
 
@@ -1054,6 +1060,7 @@ function renderControls() {
   // The reason stays said while it holds for the version it was asked at.
   if (!refusal || page.undoAsked !== view.version) sayWhyNoUndo(null);
   $("controls").hidden = !playing();
+  $("notice").classList.toggle("over-controls", playing()); // (a phone's bar: play.css)
   $("keyboard").hidden = !playing();
 }
 
@@ -1079,8 +1086,11 @@ function renderResult() {
     $("result-reason").textContent = "cancelled";
   } else {
     const won = view.status === "won" ? "✔ Check won" : "✘ Check lost";
-    // The tier in words ("Critical success"), graded by the check's thresholds.
-    $("result-title").textContent = view.tier_text ? `${won}: ${view.tier_text.toLowerCase()}` : won;
+    // The tier in words ("Critical success"), graded by the check's thresholds; a plain success
+    // or failure only says again what won or lost says.
+    const tier = (view.tier_text || "").toLowerCase();
+    const plain = tier === "" || tier === "success" || tier === "failure";
+    $("result-title").textContent = plain ? won : `${won}: ${tier}`;
     // the heading says won or lost and the tier: the summary goes on from there
     const said = (outcome?.summary || "").replace(/^(success|failure): /, "");
     $("result-summary").textContent = said ? capitalise(said) + "." : "";
@@ -1096,8 +1106,19 @@ function capitalise(text) {
 
 // ---- acting -------------------------------------------------------------------------------------
 
+/** How long a phone shows what the page said (play.css: a note over the table's foot, above the
+ *  controls' bar while there is one) before it steps aside; a screen reader has heard it at
+ *  once (aria-live). Its place is the stylesheet's, not measured: a move's glides may have
+ *  started, and reading a place then would lay the page out again. */
+const NOTICE_MS = 5000;
+
 function say(text) {
-  $("notice").textContent = text;
+  const notice = $("notice");
+  notice.textContent = text;
+  notice.classList.remove("aside");
+  clearTimeout(page.noticeTimer);
+  if (!text) return;
+  page.noticeTimer = setTimeout(() => notice.classList.add("aside"), NOTICE_MS);
 }
 
 function clearRefusal() {
@@ -1148,7 +1169,11 @@ async function act(doing, request) {
     page.busy = false;
     // The live feed may have shown this version already (while the controls were busy).
     if (!applyView(view)) render();
-    say(doing);
+    // Undo greys after a move it cannot take back (one that turned up a card): say so then,
+    // not only when the greyed button is pressed.
+    const noUndo = page.view.undo_refusal;
+    const newlyRefused = playing() && noUndo && noUndo !== before.undo_refusal && page.view.moves_made > before.moves_made;
+    say(newlyRefused && !$("undo").hidden ? `${doing} Undo is off for now: ${noUndo}.` : doing);
     // After a move (or an undo) the keys act on the table again (`u` undoes, not types): a
     // focus outside the table (the move box, one lost with a key) goes back to it.
     const active = document.activeElement;
@@ -1266,13 +1291,24 @@ function onMoveListClick(event) {
   if (control && playing() && !page.busy) play(control.dataset.code);
 }
 
+function isTextField(element) {
+  return element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement;
+}
+
 function onKey(event) {
   if (event.key === "Escape" && hand.drag?.active) {
     hand.drag.cancel(); // the carried card goes back
     event.preventDefault();
     return;
   }
-  if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.defaultPrevented) return;
+  const undoKeys = (event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.key.toLowerCase() === "z";
+  if (undoKeys && playing() && !isTextField(event.target) && !$("concede-dialog").open) {
+    event.preventDefault(); // Ctrl+Z (Cmd+Z) undoes, as in every program with an undo
+    undo();
+    return;
+  }
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
   if ($("concede-dialog").open) return;
   const target = event.target;
   if (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement) {

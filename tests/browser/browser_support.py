@@ -110,6 +110,14 @@ def page_cards(page: Any) -> dict[str, list[str | None]]:
     return found
 
 
+def result_heading(view: dict[str, Any]) -> str:
+    """The result's heading for an ended ``view``: won or lost, then the tier in words unless it
+    is the plain success or failure that won or lost already says."""
+    words = "✔ Check won" if view["status"] == "won" else "✘ Check lost"
+    tier = (view.get("tier_text") or "").lower()
+    return words if tier in ("", "success", "failure") else f"{words}: {tier}"
+
+
 def expect_check_shown(where: Any) -> None:
     """Waits until the player's page (a page or a frame) shows its check: the parts it lays out
     unseen while the view is on its way are no longer ``pending`` (transparent, so Playwright

@@ -24,6 +24,7 @@ from browser_support import (
     open_door,
     open_with_view_held,
     page_cards,
+    result_heading,
     shown_cards,
     snap,
     zone_card,
@@ -540,6 +541,48 @@ def test_a_greyed_undo_says_why(page: Page, server: str, new_check: NewCheck) ->
     expect(undo).not_to_have_attribute("aria-describedby", "undo-note")
 
 
+def test_a_move_undo_cannot_take_back_says_so_at_once(
+    page: Page, server: str, new_check: NewCheck
+) -> None:
+    """Undo greyed after a deck move with no word why until it was pressed: the move's own
+    notice now says it (once, not again while the reason stays the same). Ctrl+Z undoes, as in
+    every program with an undo, except in a text field."""
+    check = new_check(seed=21)  # undo: safe
+    open_page(page, server, check)
+    notice = page.locator("#notice")
+    click_move(page, check.view(), "d3")
+    wait_version(page, 1)
+    why = check.view()["undo_refusal"]
+    assert why and "hidden card" in why
+    expect(notice).to_contain_text(f"Undo is off for now: {why}.")
+    tower = next(m for m in check.view()["moves"] if m["from"] != "deck")
+    click_move(page, check.view(), tower["code"])  # reveals nothing: Undo works again
+    wait_version(page, 2)
+    expect(notice).not_to_contain_text("Undo is off")
+    expect(page.locator("#undo")).to_be_enabled()
+    open_door(page, "keyboard")
+    page.locator("#move-input").focus()
+    page.keyboard.press("Control+z")  # a text field keeps its own undo
+    page.wait_for_timeout(200)
+    assert check.view()["version"] == 2
+    page.locator("#board").focus()
+    page.keyboard.press("Control+z")
+    wait_version(page, 3)
+    assert check.view()["moves_made"] == 1
+
+
+def test_a_plain_loss_is_not_said_twice(page: Page, server: str, new_check: NewCheck) -> None:
+    """"Check lost" already says failure: the heading adds a tier only when it says more."""
+    check = new_check(seed=21, tiers={"critical_success": 100, "critical_failure": -100})
+    check.move("d1")
+    open_page(page, server, check)
+    page.click("#concede")
+    page.click("#concede-confirm")
+    expect(page.locator("#result")).to_be_visible()
+    assert check.view()["tier_text"] == "Failure"
+    expect(page.locator("#result-title")).to_have_text("✘ Check lost")
+
+
 def test_concede_asks_in_a_dialog(page: Page, server: str, new_check: NewCheck) -> None:
     check = new_check(seed=21)
     check.move("d1")
@@ -637,7 +680,7 @@ def test_whole_game_by_clicking_without_showing_hidden_cards(
     expect(page.locator("#result")).to_be_visible()
     final = check.view()
     assert final["status"] == "won" and final["tier_text"] in ("Success", "Critical success")
-    expect(page.locator("#result-title")).to_have_text(f"✔ Check won: {final['tier_text'].lower()}")
+    expect(page.locator("#result-title")).to_have_text(result_heading(final))
     expect(page.locator("#status")).to_have_text("✔ Won")
     # The degree, and the game's own words for the outcome (for a quota check the degree is
     # the cards to spare: the summary says so).
@@ -715,8 +758,7 @@ def test_spectator_sees_moves_live(
         f"/v1/checks/{check.check_id}/concede", json={}, headers=check.auth()
     )
     assert conceded.status_code == 200
-    tier = conceded.json()["tier_text"].lower()
-    expect(page.locator("#result-title")).to_have_text(f"✘ Check lost: {tier}")
+    expect(page.locator("#result-title")).to_have_text(result_heading(conceded.json()))
     expect(page.locator("#live")).to_have_attribute("data-mode", "stopped")
 
 
@@ -761,8 +803,8 @@ def test_page_works_in_an_iframe_on_another_origin(
     frame.locator("#concede").click()
     frame.locator("#concede-confirm").click()
     expect(frame.locator("#result-title")).to_contain_text("✘ Check lost")
-    tier_text = check.view()["tier_text"]  # read once the page shows the end: the server has it
-    expect(frame.locator("#result-title")).to_have_text(f"✘ Check lost: {tier_text.lower()}")
+    ended = check.view()  # read once the page shows the end: the server has it
+    expect(frame.locator("#result-title")).to_have_text(result_heading(ended))
 
 
 def test_page_is_refused_in_a_frame_on_an_unlisted_origin(
