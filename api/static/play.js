@@ -779,7 +779,6 @@ function cardButton(zone, code, ctx, words) {
   button.setAttribute("aria-label", words);
   button.disabled = page.busy;
   button.append(code === null ? page.cards.back() : page.cards.face(code));
-  if (chosen) button.append(marker("selected", "Selected"));
   return button;
 }
 
@@ -881,8 +880,13 @@ function zoneHead(zone, ctx, badge) {
     // whatever it says, so the cards under it stay under the player's finger.
     const marks = document.createElement("span");
     marks.className = "markers";
-    const source = ctx.sources.has(zone.id) && ctx.selected !== zone.id && !ctx.selected;
-    marks.append(marker("target", "▼ can go here", target), marker("source", "can move", !target && source));
+    const chosen = ctx.selected === zone.id;
+    const source = ctx.sources.has(zone.id) && !chosen && !ctx.selected;
+    marks.append(
+      marker("target", "▼ can go here", target),
+      marker("source", "can move", !target && source),
+      marker("selected", "Selected", chosen),
+    );
     head.append(marks);
   }
   return head;
@@ -1060,7 +1064,6 @@ function renderControls() {
   // The reason stays said while it holds for the version it was asked at.
   if (!refusal || page.undoAsked !== view.version) sayWhyNoUndo(null);
   $("controls").hidden = !playing();
-  $("notice").classList.toggle("over-controls", playing()); // (a phone's bar: play.css)
   $("keyboard").hidden = !playing();
 }
 
@@ -1106,16 +1109,15 @@ function capitalise(text) {
 
 // ---- acting -------------------------------------------------------------------------------------
 
-/** How long a phone shows what the page said (play.css: a note over the table's foot, above the
- *  controls' bar while there is one) before it steps aside; a screen reader has heard it at
- *  once (aria-live). Its place is the stylesheet's, not measured: a move's glides may have
- *  started, and reading a place then would lay the page out again. */
+/** How long a phone shows what the page said (play.css: a note over the table's first line)
+ *  before it steps aside; a screen reader has heard it at once (aria-live). */
 const NOTICE_MS = 5000;
 
 function say(text) {
   const notice = $("notice");
   notice.textContent = text;
-  notice.classList.remove("aside");
+  // over the selection line, it would hide what to do with the selected card: it steps aside
+  notice.classList.toggle("aside", Boolean(page.selected));
   clearTimeout(page.noticeTimer);
   if (!text) return;
   page.noticeTimer = setTimeout(() => notice.classList.add("aside"), NOTICE_MS);
@@ -1214,6 +1216,7 @@ function play(code) {
 
 function select(zoneId) {
   page.selected = page.selected === zoneId ? null : zoneId;
+  if (page.selected) $("notice").classList.add("aside"); // (say)
   clearRefusal();
   render();
 }

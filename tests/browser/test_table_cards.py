@@ -612,7 +612,8 @@ def test_on_a_phone_the_notice_keeps_no_empty_slot_and_steps_aside(
     browser: Any, server: str, new_check: NewCheck
 ) -> None:
     """Two empty lines were kept above a phone's table for the notice ("Played: ..."). It now
-    stands over the table's foot, above the controls' bar, for a few seconds."""
+    lies over the table's first line (the selection line's slot), above every card, for a few
+    seconds, and steps aside at once when a card is selected (the selection line then speaks)."""
     check = new_check(seed=21)
     context, page = phone_showing(browser, server, check)
     try:
@@ -625,10 +626,20 @@ def test_on_a_phone_the_notice_keeps_no_empty_slot_and_steps_aside(
         expect(notice).to_be_visible()
         expect(notice).to_be_in_viewport()
         said = notice.bounding_box()
-        bar = page.locator(".control-bar").bounding_box()
-        assert said and bar and said["y"] + said["height"] <= bar["y"], (said, bar)
+        board = page.locator("#board").bounding_box()
+        cards = page.eval_on_selector_all(
+            "#table .zone .cards", "cs => Math.min(...cs.map(c => c.getBoundingClientRect().top))"
+        )
+        assert said and board and board["y"] - 1 <= said["y"], (said, board)
+        assert said["y"] + said["height"] <= cards, (said, cards)
         expect(notice).to_be_hidden(timeout=8000)  # stepped aside (NOTICE_MS in play.js)
         expect(notice).not_to_be_empty()  # still there for a screen reader's review
+        click_move(page, check.view(), "d2")
+        expect(page.locator("#version")).to_have_text("2")
+        expect(notice).to_be_visible()
+        page.locator(zone_card("deck")).click()
+        expect(page.locator("#selection")).to_contain_text("Selected")
+        expect(notice).to_be_hidden()
     finally:
         context.close()
 
