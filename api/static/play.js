@@ -1174,8 +1174,9 @@ async function act(doing, request) {
     // Undo greys after a move it cannot take back (one that turned up a card): say so then,
     // not only when the greyed button is pressed.
     const noUndo = page.view.undo_refusal;
-    const newlyRefused = playing() && noUndo && noUndo !== before.undo_refusal && page.view.moves_made > before.moves_made;
-    say(newlyRefused && !$("undo").hidden ? `${doing} Undo is off for now: ${noUndo}.` : doing);
+    const moved = page.view.moves_made > before.moves_made;
+    const newlyRefused = playing() && moved && noUndo && noUndo !== before.undo_refusal && !$("undo").hidden;
+    say(newlyRefused ? `${doing} Undo is off for now: ${noUndo}.` : doing);
     // After a move (or an undo) the keys act on the table again (`u` undoes, not types): a
     // focus outside the table (the move box, one lost with a key) goes back to it.
     const active = document.activeElement;
@@ -1304,17 +1305,17 @@ function onKey(event) {
     event.preventDefault();
     return;
   }
-  if (event.defaultPrevented) return;
-  const undoKeys = (event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.key.toLowerCase() === "z";
-  if (undoKeys && playing() && !isTextField(event.target) && !$("concede-dialog").open) {
+  if (event.defaultPrevented || $("concede-dialog").open) return;
+  const target = event.target;
+  const command = event.ctrlKey || event.metaKey;
+  if (command && !event.altKey && !event.shiftKey && event.key.toLowerCase() === "z") {
+    if (!playing() || isTextField(target)) return; // a text field keeps its own undo
     event.preventDefault(); // Ctrl+Z (Cmd+Z) undoes, as in every program with an undo
     undo();
     return;
   }
-  if (event.ctrlKey || event.metaKey || event.altKey) return;
-  if ($("concede-dialog").open) return;
-  const target = event.target;
-  if (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement) {
+  if (command || event.altKey) return;
+  if (isTextField(target)) {
     if (event.key === "Escape" && target.id === "move-input") target.value = "";
     return;
   }
@@ -1400,9 +1401,7 @@ async function showRecord() {
  *  onKey sends to the box) opens the door first, so the box can take the focus. */
 function openKeyboardDoor(event) {
   if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
-  const target = event.target;
-  if (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement) return;
-  if (!playing() || $("concede-dialog").open) return;
+  if (isTextField(event.target) || !playing() || $("concede-dialog").open) return;
   if (/^[a-z0-9]$/i.test(event.key) && event.key.toLowerCase() !== "u") $("keyboard").open = true;
 }
 
