@@ -1176,7 +1176,9 @@ async function act(doing, request) {
     const noUndo = page.view.undo_refusal;
     const moved = page.view.moves_made > before.moves_made;
     const newlyRefused = playing() && moved && noUndo && noUndo !== before.undo_refusal && !$("undo").hidden;
-    say(newlyRefused ? `${doing} Undo is off for now: ${noUndo}.` : doing);
+    // (the reason's first clause: the whole of it is said beside Undo when it is pressed; five
+    // lines over a phone's table were too many)
+    say(newlyRefused ? `${doing} Undo is off for now: ${noUndo.split(";")[0]}.` : doing);
     // After a move (or an undo) the keys act on the table again (`u` undoes, not types): a
     // focus outside the table (the move box, one lost with a key) goes back to it.
     const active = document.activeElement;
