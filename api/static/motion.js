@@ -111,10 +111,10 @@ export class Motion {
 
   /** The first drawing: every card, face up or down, comes from the stock (or the table's
    *  corner), one after another. The cards wait unseen (class `undealt`) and each one's
-   *  animation starts in the frame of its turn: the frame that first shows the table starts
-   *  a few, not all of them (each started animation restyles its card, and starting some forty
-   *  at once made a slow phone's first table 100 ms later; docs/performance.md). Returns the
-   *  cards, in the order they are dealt. */
+   *  animation starts in the frame of its turn, from the frame after the one that first shows
+   *  the table (each started animation restyles its card: starting some forty at once made a
+   *  slow phone's first table 100 ms later, and even the first few cost it 10-30 ms;
+   *  docs/performance.md). Returns the cards, in the order they are dealt. */
   deal(origin) {
     const cards = [];
     for (const element of this.root.querySelectorAll("[data-code], [data-back], .face-down")) {
@@ -130,7 +130,7 @@ export class Motion {
     let next = 0;
     const frame = (now) => {
       if (places === null) {
-        // Read in the first frame (which lays the table out anyway), every place before any
+        // Read in the deal's first frame (the table is laid out by then), every place before any
         // animation starts: an animation restyles its card, and a read after it would style
         // and lay out the page again.
         const from = origin ? this.root.querySelector(`[data-zone="${CSS.escape(origin)}"]`) : null;
@@ -156,7 +156,9 @@ export class Motion {
       }
       if (next < cards.length) requestAnimationFrame(frame);
     };
-    requestAnimationFrame(frame);
+    // The first frame shows the table with every card still to come; the deal starts in the
+    // next, so the frame that first shows the table is no dearer with motion than without.
+    requestAnimationFrame(() => requestAnimationFrame(frame));
     return cards;
   }
 }
