@@ -683,6 +683,28 @@ def test_a_table_of_slots_fits_the_screen(
         context.close()
 
 
+def test_on_a_phone_a_name_beside_its_pile_has_no_frame(
+    browser: Any, server: str, new_check: NewCheck
+) -> None:
+    """A phone puts a pile's name beside its cards. The waste's name kept the dashed frame of a
+    place, and beside the waste's card it looked like a second, empty place. It has no frame
+    there, and still lights up when a card may go to it."""
+    check = new_check(seed=4, params=GAMES["tripeaks"].examples()[0], game="tripeaks")
+    context = browser.new_context(**VIEWPORTS["phone"], reduced_motion="reduce")
+    try:
+        page = context.new_page()
+        page.goto(check.url(server))
+        expect_check_shown(page)
+        head = page.locator('#table [data-zone="waste"] .zone-head')
+        assert head.evaluate("h => h.tagName") == "BUTTON"  # a place that can be tapped
+        colour = "h => getComputedStyle(h).borderTopColor"
+        assert head.evaluate(colour) == "rgba(0, 0, 0, 0)"
+        page.locator('#table [data-zone="waste"]').evaluate("z => z.classList.add('target')")
+        assert head.evaluate(colour) != "rgba(0, 0, 0, 0)"
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_the_result_comes_into_sight_when_the_check_ends(
     browser: Any, server: str, new_check: NewCheck, name: str
