@@ -20,13 +20,15 @@ shift (the Layout Instability API's entries without recent input, summed over th
 
 ``--latency MS`` adds that round trip to every request (DevTools' network emulation), as a
 phone's network: loopback answers at once, which leaves the page no time to prepare while it
-waits. ``--view-after MS`` holds the view's answer alone until MS ms after the page asked for
-it, so that the page has started (its modules run, its decks' tables read, its first frame
-drawn) before the view comes: what is left is the table's own drawing. ``--throttle N`` slows
-Chromium's CPU N times (DevTools' CPU throttling). ``--device mid-tier`` (or ``low-tier``)
-slows it instead as much as makes this host score a Pixel 5's (or a Moto G Power 2022's)
-BenchmarkIndex, calibrated afresh before each game and viewport as DevTools calibrates
-(benchmarks/_cpu.py): the same phone whatever the host, and whatever its load at the time.
+waits. ``--view-after MS`` holds the view's answer alone until MS ms after the page asked for it
+(the server holds it, benchmarks/_held_app.py; before 2026-12-05, a Playwright route did, which
+made the page read it later), so that the page has started (its modules run, its decks' tables
+read, its first frame drawn) before the view comes: what is left is the table's own drawing.
+``--throttle N`` slows Chromium's CPU N times (DevTools' CPU throttling). ``--device mid-tier``
+(or ``low-tier``) slows it instead as much as makes this host score a Pixel 5's (or a Moto G
+Power 2022's) BenchmarkIndex, calibrated afresh before each game and viewport as DevTools
+calibrates (benchmarks/_cpu.py): the same phone whatever the host, and whatever its load at the
+time.
 ``--extra-css CSS`` adds rules at the end of the page's stylesheet, to measure a change of the
 drawing before making it. Motion is reduced (``prefers-reduced-motion``) unless ``--motion``: with
 it, the first table is dealt as most players see it, each card flown in from the stock
@@ -38,10 +40,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -52,6 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import httpx
 from _api_harness import GM_KEY, api_server, bearer, percentile, throwaway_database
 from _cpu import DEVICE_SCORES, calibrate
+from _held_app import HOLD_PATH
 from rich.console import Console
 from rich.table import Table
 
@@ -133,11 +134,6 @@ new PerformanceObserver((list) => {
 """
 
 
-def holder(held: list[tuple[Any, float]]) -> Any:
-    """A route handler that keeps each request it gets, and when, for the caller to let go."""
-    return lambda route: held.append((route, time.monotonic()))
-
-
 def stylesheet_with(css: str) -> Any:
     """A route handler that serves play.css with ``css`` added at its end."""
 
@@ -148,13 +144,21 @@ def stylesheet_with(css: str) -> Any:
     return patch
 
 
+#: The API as the benchmarks serve it: able to hold a view back (``--view-after``).
+HELD_APP = "benchmarks._held_app:create_app"
+
+
 @contextmanager
 def served_chromium() -> Iterator[tuple[Any, httpx.Client, Any]]:
     """The real API on a throwaway SQLite file (a subprocess), a client of it, and Debian's
     Chromium driven by Playwright: yields (server, http, browser)."""
     from playwright.sync_api import sync_playwright
 
-    with throwaway_database(None) as url, api_server(url) as server, sync_playwright() as pw:
+    with (
+        throwaway_database(None) as url,
+        api_server(url, app=HELD_APP) as server,
+        sync_playwright() as pw,
+    ):
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         try:
             with httpx.Client(base_url=server.base_url, timeout=30) as http:
@@ -190,22 +194,16 @@ def new_page(
 
 
 def load_until_painted(page: Any, url: str, view_after: float = 0) -> None:
-    """Opens ``url`` (a player's link), holding the view's answer until ``view_after`` ms after
-    the page asked for it, and returns once the page marks ``skillcheck:painted``."""
-    held: list[tuple[Any, float]] = []
-    if view_after > 0:
-        check_id = check_of(url)
-        page.route(re.compile(rf".*/v1/checks/{re.escape(check_id)}$"), holder(held))
+    """Opens ``url`` (a player's link, on a server of ``served_chromium``), the view's answer
+    held by the server until ``view_after`` ms after the page asked for it, and returns once
+    the page marks ``skillcheck:painted``. (The hold is the server's, not a route's: a browser
+    intercepting the request hands its response to the page later; benchmarks/_held_app.py.)"""
+    base = url.split("/play/", 1)[0]
+    httpx.put(f"{base}{HOLD_PATH}{check_of(url)}", content=str(view_after)).raise_for_status()
     # (the page's policy forbids the eval a waiting predicate needs, and polling would run
     # scripts on the main thread the page is measured on: the page signals, PAINTED_SIGNAL)
     with page.expect_console_message(lambda m: m.text == "skillcheck:painted", timeout=120_000):
         page.goto(url)
-        if view_after > 0:
-            while not held:
-                page.wait_for_timeout(5)
-            route, asked = held[0]
-            page.wait_for_timeout(max(0.0, view_after - (time.monotonic() - asked) * 1000))
-            route.continue_()
 
 
 def in_drawn_page(
