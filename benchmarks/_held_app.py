@@ -2,11 +2,10 @@
 ``--view-after`` (page_render.load_until_painted).
 
 Until 2026-12-05 the view was held in the browser, by a Playwright route (DevTools' request
-interception), and let go with ``route.continue_()``. A response to an intercepted request
-reaches the page later than one off the network: on a phone at the low-tier calibration, 26 ms
-(median) from the response's last byte to the page's read of it, against 9 ms for the same
-response held here (docs/performance.md, "2026-12-05, eleventh session"). A phone's browser
-intercepts nothing, so the hold is made where a slow network makes it, before the response.
+interception), and let go with ``route.continue_()``. A phone's browser intercepts nothing, so
+the hold is now made where a slow network makes it, before the response. Measured against each
+other (benchmarks/page_hold.py; docs/performance.md, "2026-12-05, eleventh session") the two
+ways gave the same first render, within the noise.
 
 ``PUT /__bench/view-hold/{check_id}`` with a number of milliseconds as its body holds every
 later browser request for that check's view (``GET /v1/checks/{check_id}`` with a

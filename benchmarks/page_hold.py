@@ -27,13 +27,12 @@ import httpx
 from _api_harness import percentile
 from _held_app import HOLD_PATH
 from page_render import (
-    MEASURE,
     SHIFTS,
     VIEWPORTS,
+    alternate,
     check_of,
     load_until_painted,
     make_check,
-    new_page,
     paired,
     paired_parser,
     rate_for,
@@ -44,11 +43,12 @@ from page_render import (
 def load_with_route(page: Any, url: str, view_after: float) -> None:
     """The way before: the server answers at once; a route holds the request in the browser
     until ``view_after`` ms after the page asked, then lets it go (``route.continue_()``)."""
+    check_id = check_of(url)
     base = url.split("/play/", 1)[0]
-    httpx.put(f"{base}{HOLD_PATH}{check_of(url)}", content="0").raise_for_status()
+    httpx.put(f"{base}{HOLD_PATH}{check_id}", content="0").raise_for_status()
     held: list[tuple[Any, float]] = []
     page.route(
-        re.compile(rf".*/v1/checks/{re.escape(check_of(url))}$"),
+        re.compile(rf".*/v1/checks/{re.escape(check_id)}$"),
         lambda route: held.append((route, time.monotonic())),
     )
     with page.expect_console_message(lambda m: m.text == "skillcheck:painted", timeout=120_000):
@@ -83,16 +83,17 @@ def main() -> None:
             link = server.base_url + make_check(http, game, 6)
             for size in args.viewports:
                 throttle = rate_for(browser, args, f"{game}, {size}", default_device="low-tier")
-                found: dict[str, list[dict[str, Any]]] = {way: [] for way in WAYS}
-                for _ in range(args.loads):
-                    for way, load in WAYS.items():
-                        context = browser.new_context(**VIEWPORTS[size], reduced_motion="reduce")
-                        context.add_init_script(SHIFTS)
-                        page, _cdp = new_page(context, throttle, args.latency)
-                        load(page, link, args.view_after)
-                        page.wait_for_timeout(100)
-                        found[way].append(page.evaluate(MEASURE))
-                        context.close()
+                contexts = {}
+                for way in WAYS:
+                    context = browser.new_context(**VIEWPORTS[size], reduced_motion="reduce")
+                    context.add_init_script(SHIFTS)
+                    contexts[way] = context
+                found = alternate(
+                    contexts, link, args.loads, throttle, args.latency, args.view_after,
+                    loaders=WAYS,
+                )  # fmt: skip
+                for context in contexts.values():
+                    context.close()
                 prefix = f"{game:12}  {size:6}  {throttle:5.2f}x"
                 for way in WAYS:
                     print(line(prefix, way, found[way]), flush=True)

@@ -309,16 +309,18 @@ def alternate(
     view_after: float = 0,
     after_paint_ms: float = 100,
     extra: Any = None,
+    loaders: dict[str, Any] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """``loads`` cold loads of ``url`` in each of ``contexts`` (name -> browser context), one
     context after the other, so that the machine's wandering speed falls on each alike: per
     name, each load's MEASURE (and ``extra(page)``'s keys), read ``after_paint_ms`` after the
-    first table is painted (shifts until then count)."""
+    first table is painted (shifts until then count). A name's load is
+    ``loaders[name](page, url, view_after)`` if given, ``load_until_painted`` otherwise."""
     found: dict[str, list[dict[str, Any]]] = {name: [] for name in contexts}
     for _ in range(loads):
         for name, context in contexts.items():
             page, _cdp = new_page(context, throttle, latency)
-            load_until_painted(page, url, view_after)
+            (loaders or {}).get(name, load_until_painted)(page, url, view_after)
             page.wait_for_timeout(after_paint_ms)
             measured: dict[str, Any] = page.evaluate(MEASURE)
             if extra is not None:
